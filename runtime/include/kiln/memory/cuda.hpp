@@ -1,0 +1,23 @@
+// The CUDA side of memory and devices. In a build without CUDA these report
+// "built without CUDA" and no GPU; runtime code calls them unconditionally.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "kiln/memory/allocator.hpp"
+
+namespace kiln {
+
+struct DeviceInventory;
+
+bool built_with_cuda();
+// GPUs visible to this process, or the reason there are none.
+DeviceInventory cuda_inventory();
+// A device allocator for GPU `index`; throws when CUDA is unavailable.
+std::shared_ptr<Allocator> make_cuda_allocator(int index);
+// Byte copies between host and device memory (either side may be a GPU);
+// synchronous with respect to the host.
+void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);
+
+}  // namespace kiln

@@ -1,0 +1,35 @@
+// The ops a runtime knows, by name. Registration happens by explicit calls
+// (the built-in set from Runtime's constructor, plugins from their entry
+// function), never from static initializers.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "kiln/ops/op_def.hpp"
+
+namespace kiln {
+
+class OpRegistry {
+ public:
+  // Takes the definition; throws if the name is taken or the schema is malformed.
+  OpDef& add(OpDef def);
+  const OpDef* find(std::string_view name) const;  // null when unknown
+  const OpDef& get(std::string_view name) const;   // throws not_found naming close matches
+  std::vector<std::string> names() const;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  mutable std::mutex mutex_;
+  // OpDefs live in unique_ptrs so handles stay valid while the map grows.
+  std::unordered_map<std::string, std::unique_ptr<OpDef>, Hash, std::equal_to<>> ops_;
+};
+
+}  // namespace kiln

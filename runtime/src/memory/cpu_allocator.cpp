@@ -1,0 +1,48 @@
+#include "kiln/memory/cpu_allocator.hpp"
+
+#include <cstdlib>
+
+#include "kiln/error.hpp"
+
+namespace kiln {
+namespace {
+
+// Each block remembers its size just before the aligned pointer, so the
+// deleter can keep the statistics without a side table.
+constexpr size_t kHeader = kCpuAlignment;
+
+struct Block {
+  CpuAllocator* owner;
+  size_t bytes;
+};
+
+}  // namespace
+
+DataPtr CpuAllocator::allocate(size_t bytes) {
+  const size_t padded = (bytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+  KILN_CHECK(padded >= bytes && padded <= SIZE_MAX - kHeader, Status::out_of_memory,
+             "cpu: cannot allocate ", bytes, " bytes (size overflows)");
+  void* raw = std::aligned_alloc(kCpuAlignment, padded + kHeader);
+  if (!raw) {
+    const MemoryStats s = stats_.snapshot();
+    throw_error(Status::out_of_memory,
+                str_cat("cpu: out of memory allocating ", bytes, " bytes (kiln holds ", s.current_bytes,
+                        " bytes in ", s.num_allocs - s.num_frees, " blocks, peak ", s.peak_bytes, " bytes)"));
+  }
+  static_assert(sizeof(Block) <= kHeader);
+  auto* block = static_cast<Block*>(raw);
+  block->owner = this;
+  block->bytes = bytes;
+  stats_.on_alloc(int64_t(bytes));
+  stats_.on_reserve(int64_t(bytes));
+  return DataPtr(static_cast<char*>(raw) + kHeader, block, &CpuAllocator::release);
+}
+
+void CpuAllocator::release(void* ctx, void* /*ptr*/) {
+  auto* block = static_cast<Block*>(ctx);
+  block->owner->stats_.on_free(int64_t(block->bytes));
+  block->owner->stats_.on_reserve(-int64_t(block->bytes));
+  std::free(block);
+}
+
+}  // namespace kiln

@@ -1,0 +1,21 @@
+// A build without the CUDA backend: no GPU, and a clear reason why.
+#include "kiln/error.hpp"
+#include "kiln/memory/cuda.hpp"
+#include "kiln/runtime.hpp"
+
+namespace kiln {
+
+bool built_with_cuda() { return false; }
+
+DeviceInventory cuda_inventory() { return {0, "kiln was built without CUDA (KILN_WITH_CUDA=OFF)"}; }
+
+std::shared_ptr<Allocator> make_cuda_allocator(int index) {
+  throw_error(Status::device_mismatch, str_cat("cuda:", index, " is not available: kiln was built without CUDA"));
+}
+
+void cuda_copy(void*, Device dst, const void*, Device src, size_t) {
+  throw_error(Status::device_mismatch, str_cat("cannot copy from ", to_string(src), " to ", to_string(dst),
+                                               ": kiln was built without CUDA"));
+}
+
+}  // namespace kiln

@@ -1,0 +1,142 @@
+// The ops the runtime itself relies on: dense copies, constant fills and the
+// reduction of broadcast gradients. Views live in view_ops.cpp.
+#include <cstring>
+
+#include "kiln/kernels/builtin_ops.hpp"
+#include "kiln/kernels/cpu/strided.hpp"
+#include "kiln/ops/helpers.hpp"
+
+namespace kiln {
+namespace {
+
+// ---- copy: any layout in, contiguous out -------------------------------
+
+void copy_infer(InferCall& c) { c.outputs.push_back({c.inputs[0].shape(), c.inputs[0].dtype(), c.device}); }
+
+template <class Word>
+void copy_strided(ThreadPool& pool, const Tensor& in, Tensor& out) {
+  const Word* src = in.data<Word>();
+  Word* dst = out.data<Word>();
+  const Shape out_strides = contiguous_strides(in.shape());
+  pool.parallel_for(in.numel(), cpu::kElementGrain, [&](int64_t begin, int64_t end) {
+    cpu::for_each_offset2(in.shape(), in.strides(), out_strides, begin, end,
+                          [&](int64_t, int64_t src_off, int64_t dst_off) { dst[dst_off] = src[src_off]; });
+  });
+}
+
+void copy_kernel(const KernelCall& c) {
+  const Tensor& in = c.inputs[0];
+  Tensor& out = c.outputs[0];
+  if (in.is_contiguous()) {
+    std::memcpy(out.raw_data(), in.raw_data(), in.nbytes());
+    return;
+  }
+  switch (in.element_size()) {  // a copy moves bits: the element width is all that matters
+    case 1: copy_strided<uint8_t>(c.runtime.thread_pool(), in, out); break;
+    case 2: copy_strided<uint16_t>(c.runtime.thread_pool(), in, out); break;
+    case 4: copy_strided<uint32_t>(c.runtime.thread_pool(), in, out); break;
+    default: copy_strided<uint64_t>(c.runtime.thread_pool(), in, out); break;
+  }
+}
+
+std::vector<Tensor> identity_backward(const BackwardCall& c) { return {c.grad_outputs[0]}; }
+
+// ---- full: a constant tensor -------------------------------------------
+
+void full_infer(InferCall& c) {
+  const Shape shape = shape_from_attr(c.op, c.op.attr_ints(c.attrs, "shape"), "shape");
+  c.outputs.push_back({shape, c.op.attr_dtype(c.attrs, "dtype"), c.device});
+}
+
+void full_kernel(const KernelCall& c) {
+  Tensor& out = c.outputs[0];
+  const double value = c.op.attr_real(c.attrs, "value");
+  visit_dtype(out.dtype(), [&]<class T>() {
+    T v;
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) v = from_float<T>(float(value));
+    else v = static_cast<T>(value);
+    T* p = out.data<T>();
+    c.runtime.thread_pool().parallel_for(out.numel(), cpu::kElementGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) p[i] = v;
+    });
+  });
+}
+
+// ---- sum_to: sum a broadcast tensor down to a shape -----------------------
+
+void sum_to_infer(InferCall& c) {
+  check_floating(c, 0);
+  const Shape target = shape_from_attr(c.op, c.op.attr_ints(c.attrs, "shape"), "shape");
+  const Shape& in = c.inputs[0].shape();
+  KILN_CHECK(broadcast_shapes(target, in, c.op.name.c_str()) == in, Status::shape_mismatch, "op '", c.op.name,
+             "': shape ", to_string(target), " does not broadcast to the input's ", to_string(in));
+  c.outputs.push_back({target, c.inputs[0].dtype(), c.device});
+}
+
+template <class T>
+void sum_to_typed(const KernelCall& c) {
+  const Tensor& in = c.inputs[0];
+  Tensor& out = c.outputs[0];
+  std::vector<acc_t<T>> acc(size_t(out.numel()), acc_t<T>(0));
+  // Reading the output through broadcast strides maps each input element to
+  // the output element it sums into. Serial: outputs receive from many inputs.
+  const Shape out_strides = cpu::broadcast_strides(out.shape(), contiguous_strides(out.shape()), in.shape());
+  const T* src = in.data<T>();
+  cpu::for_each_offset2(in.shape(), contiguous_strides(in.shape()), out_strides, 0, in.numel(),
+                        [&](int64_t, int64_t in_off, int64_t out_off) { acc[size_t(out_off)] += load_acc(src[in_off]); });
+  T* dst = out.data<T>();
+  for (size_t i = 0; i < acc.size(); ++i) dst[i] = store_acc<T>(acc[i]);
+}
+
+std::vector<Tensor> sum_to_backward(const BackwardCall& c) {
+  const Shape& in = c.inputs[0].shape();
+  const OpDef& expand = c.runtime.op("expand");
+  Tensor g = c.runtime.call1(expand, {c.grad_outputs[0]},
+                             expand.make_attrs({{"shape", std::vector<int64_t>(in.begin(), in.end())}}));
+  return {c.runtime.contiguous(g)};
+}
+
+constexpr auto kAllTypes = {DType::f32, DType::f64, DType::f16, DType::bf16,
+                            DType::i32, DType::i64, DType::u8,  DType::boolean};
+
+}  // namespace
+
+void register_core_ops(OpRegistry& r) {
+  {
+    OpDef op;
+    op.name = "copy";
+    op.inputs = {{"input"}};
+    op.infer = copy_infer;
+    op.backward = identity_backward;
+    op.accepts_strided = true;
+    op.saves_inputs = op.saves_outputs = false;
+    op.set_kernel(DeviceType::cpu, kAllTypes, copy_kernel);
+    r.add(std::move(op));
+  }
+  {
+    OpDef op;
+    op.name = "full";
+    op.attrs = {attr_required("shape", AttrType::ints), attr_real("value", 0.0), attr_dtype("dtype", DType::f32),
+                attr_string("device", "cpu")};
+    op.infer = full_infer;
+    op.dtype_input = -1;
+    op.set_kernel(DeviceType::cpu, kAllTypes, full_kernel);
+    r.add(std::move(op));
+  }
+  {
+    OpDef op;
+    op.name = "sum_to";
+    op.inputs = {{"input"}};
+    op.attrs = {attr_required("shape", AttrType::ints)};
+    op.infer = sum_to_infer;
+    op.backward = sum_to_backward;
+    op.saves_outputs = false;
+    op.set_kernel(DeviceType::cpu, DType::f32, sum_to_typed<float>);
+    op.set_kernel(DeviceType::cpu, DType::f64, sum_to_typed<double>);
+    op.set_kernel(DeviceType::cpu, DType::f16, sum_to_typed<Half>);
+    op.set_kernel(DeviceType::cpu, DType::bf16, sum_to_typed<BFloat16>);
+    r.add(std::move(op));
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,160 @@
+// Runtime::call, the one path every op call takes. Kept lean: it runs for
+// every op, so it allocates only the output tensors and (when recording) the
+// tape node.
+#include <algorithm>
+
+#include "kiln/autograd/grad_mode.hpp"
+#include "kiln/autograd/node.hpp"
+#include "kiln/error.hpp"
+#include "kiln/runtime.hpp"
+
+namespace kiln {
+namespace {
+
+std::string supported_dtypes(const OpDef& op, DeviceType device) {
+  std::string out;
+  for (int t = 0; t < kNumDTypes; ++t) {
+    if (!op.kernel(device, DType(t))) continue;
+    if (!out.empty()) out += ", ";
+    out += dtype_name(DType(t));
+  }
+  return out.empty() ? "none" : out;
+}
+
+void check_inputs(const OpDef& op, std::span<const Tensor> inputs) {
+  const bool variadic = !op.inputs.empty() && op.inputs.back().variadic;
+  const size_t fixed = op.inputs.size() - (variadic ? 1 : 0);
+  size_t required = 0;
+  for (size_t i = 0; i < fixed; ++i)
+    if (!op.inputs[i].optional) required = i + 1;
+  KILN_CHECK(inputs.size() >= required && (variadic || inputs.size() <= fixed), Status::invalid_argument,
+             "op '", op.name, "' takes ", variadic ? "at least " : "", required == fixed || variadic ? "" : "up to ",
+             variadic ? required : fixed, " input(s), got ", inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputSpec& spec = op.inputs[std::min(i, op.inputs.size() - 1)];
+    KILN_CHECK(inputs[i].defined() || spec.optional, Status::invalid_argument, "op '", op.name, "': input ", i,
+               " ('", spec.name, "') is required but was not given");
+  }
+}
+
+Device call_device(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    if (!first) {
+      first = &t;
+      continue;
+    }
+    KILN_CHECK(t.device() == first->device(), Status::device_mismatch, "op '", op.name,
+               "': inputs are on different devices (", to_string(first->device()), " and ", to_string(t.device()),
+               "); move them to one device first");
+  }
+  if (first) return first->device();
+  const int i = op.attr_index("device");
+  if (i < 0) return Device::cpu();
+  Device d;
+  const std::string& text = attrs.string(size_t(i));
+  KILN_CHECK(parse_device(text, &d), Status::invalid_argument, "op '", op.name, "': unknown device '", text,
+             "' (expected cpu, cuda or cuda:N)");
+  return d;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta& meta = t.impl()->autograd;
+  if (meta.grad_fn) return {meta.grad_fn, meta.output_nr};
+  std::shared_ptr<Node> acc = meta.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    meta.grad_accumulator = acc;
+  }
+  return {std::move(acc), 0};
+}
+
+void record(const OpDef& op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+            const std::vector<TensorMeta>& metas, const Attrs& attrs) {
+  auto node = std::make_shared<OpNode>(op, attrs);
+  node->num_outputs = int(outputs.size());
+  node->next_edges.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined() && inputs[i].requires_grad()) node->next_edges[i] = gradient_edge(inputs[i]);
+  if (op.saves_inputs) {
+    node->saved_inputs.reserve(inputs.size());
+    for (const Tensor& t : inputs) node->saved_inputs.push_back(t.defined() ? t.detach() : Tensor());
+  }
+  if (op.saves_outputs) {
+    node->saved_outputs.reserve(outputs.size());
+    for (const Tensor& t : outputs) node->saved_outputs.push_back(t.detach());
+  }
+  node->output_meta = metas;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!is_floating(outputs[i].dtype())) continue;
+    AutogradMeta& meta = outputs[i].impl()->autograd;
+    meta.requires_grad = true;
+    meta.grad_fn = node;
+    meta.output_nr = int(i);
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  check_inputs(op, inputs);
+  KILN_CHECK(attrs.size() == op.attrs.size(), Status::invalid_argument, "op '", op.name, "' expects ",
+             op.attrs.size(), " attribute values, got ", attrs.size());
+  const Device device = call_device(op, inputs, attrs);
+  check_device(device);
+
+  std::vector<Tensor> outputs;
+  std::vector<TensorMeta> metas;
+  if (op.view) {
+    outputs.push_back(op.view(*this, inputs[0], attrs, op).detach());
+    metas.push_back({outputs[0].shape(), outputs[0].dtype(), device});
+  } else {
+    InferCall infer{op, inputs, attrs, device, metas};
+    op.infer(infer);
+    const int di = op.dtype_input;
+    const bool by_input = di >= 0 && size_t(di) < inputs.size() && inputs[size_t(di)].defined();
+    KILN_CHECK(by_input || !metas.empty(), Status::internal, "op '", op.name, "' produced no outputs");
+    const DType key = by_input ? inputs[size_t(di)].dtype() : metas[0].dtype;
+    const KernelFn kernel = op.kernel(device.type, key);
+    KILN_CHECK(kernel != nullptr, Status::unsupported, "op '", op.name, "' has no kernel for ", dtype_name(key),
+               " on ", to_string(device), " (supported there: ", supported_dtypes(op, device.type), ")");
+    // Kernels read dense memory unless they declare otherwise; the copies
+    // live only for this call.
+    std::vector<Tensor> dense;
+    std::span<const Tensor> kernel_inputs = inputs;
+    if (!op.accepts_strided &&
+        std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && !t.is_contiguous(); })) {
+      dense.reserve(inputs.size());
+      for (const Tensor& t : inputs) dense.push_back(t.defined() && !t.is_contiguous() ? contiguous(t) : t);
+      kernel_inputs = dense;
+    }
+    outputs.reserve(metas.size());
+    for (const TensorMeta& m : metas) outputs.push_back(Tensor::empty(m.shape, m.dtype, allocator(m.device)));
+    kernel(KernelCall{*this, op, kernel_inputs, outputs, attrs});
+  }
+
+  if (op.backward && grad_enabled(id_) &&
+      std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); }))
+    record(op, inputs, outputs, metas, attrs);
+  return outputs;
+}
+
+Tensor Runtime::call1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  std::vector<Tensor> out = call(op, inputs, attrs);
+  KILN_CHECK(out.size() == 1, Status::invalid_argument, "op '", op.name, "' returns ", out.size(),
+             " outputs; use call() for it");
+  return std::move(out[0]);
+}
+
+std::vector<Tensor> Runtime::call(std::string_view name, std::initializer_list<Tensor> inputs, NamedAttrs attrs) {
+  const OpDef& def = op(name);
+  return call(def, std::span<const Tensor>(inputs.begin(), inputs.size()), def.make_attrs(attrs));
+}
+
+Tensor Runtime::call1(std::string_view name, std::initializer_list<Tensor> inputs, NamedAttrs attrs) {
+  const OpDef& def = op(name);
+  return call1(def, std::span<const Tensor>(inputs.begin(), inputs.size()), def.make_attrs(attrs));
+}
+
+}  // namespace kiln
