@@ -41,6 +41,13 @@ const OpDef& OpRegistry::get(std::string_view name) const {
   throw_error(Status::not_found, str_cat("unknown op '", name, "'", hint));
 }
 
+void OpRegistry::set_kernel(std::string_view op, DeviceType device, DType dtype, KernelFn fn) {
+  std::lock_guard lock(mutex_);
+  auto it = ops_.find(op);
+  KILN_CHECK(it != ops_.end(), Status::not_found, "cannot add a kernel to unknown op '", op, "'");
+  it->second->set_kernel(device, dtype, fn);
+}
+
 std::vector<std::string> OpRegistry::names() const {
   std::lock_guard lock(mutex_);
   std::vector<std::string> out;

@@ -21,6 +21,10 @@ class OpRegistry {
   const OpDef* find(std::string_view name) const;  // null when unknown
   const OpDef& get(std::string_view name) const;   // throws not_found naming close matches
   std::vector<std::string> names() const;
+  // Adds or replaces the kernel of a registered op for one device and dtype
+  // (a backend adding its kernels to ops defined elsewhere). Registration
+  // happens before the op is called; kernels are not swapped under callers.
+  void set_kernel(std::string_view op, DeviceType device, DType dtype, KernelFn fn);
 
  private:
   struct Hash {
