@@ -1,7 +1,13 @@
 #include "kiln/kernels/builtin_ops.hpp"
+#include "nn_ops.hpp"
 
 namespace kiln {
 
-void register_nn_ops(OpRegistry&) {}
+void register_nn_ops(OpRegistry& r) {
+  register_matmul_ops(r);
+  register_conv_ops(r);
+  register_pool_ops(r);
+  register_norm_ops(r);
+}
 
 }  // namespace kiln

@@ -1,7 +1,15 @@
+#include "families.hpp"
 #include "kiln/kernels/builtin_ops.hpp"
 
 namespace kiln {
 
-void register_reduction_ops(OpRegistry&) {}
+void register_reduction_ops(OpRegistry& r) {
+  reduction::register_reduce_ops(r);
+  reduction::register_softmax_ops(r);
+  reduction::register_class_loss_ops(r);
+  reduction::register_pointwise_loss_ops(r);
+  reduction::register_index_ops(r);
+  reduction::register_concat_split_ops(r);
+}
 
 }  // namespace kiln

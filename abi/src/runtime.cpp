@@ -1,0 +1,59 @@
+// Runtime handles: creation from versioned options, reference counting,
+// seeding and memory statistics.
+#include "convert.hpp"
+#include "guard.hpp"
+#include "handles.hpp"
+
+using kiln::abi::guarded;
+
+// The version numbers as string literals (two steps, so the macros expand first).
+#define KILN_TEXT_(x) #x
+#define KILN_TEXT(x) KILN_TEXT_(x)
+
+extern "C" {
+
+const char* kiln_version(void) {
+  return KILN_TEXT(KILN_VERSION_MAJOR) "." KILN_TEXT(KILN_VERSION_MINOR) "." KILN_TEXT(KILN_VERSION_PATCH);
+}
+
+kiln_status kiln_runtime_create(const kiln_runtime_options* options, kiln_runtime** out) {
+  KILN_REQUIRE(out);
+  return guarded(__func__, [&] {
+    kiln::RuntimeOptions opts;
+    if (options) {
+      kiln::abi::check_struct_size(options->size, "kiln_runtime_options");
+      if (KILN_HAS_FIELD(options, num_threads)) opts.num_threads = options->num_threads;
+      if (KILN_HAS_FIELD(options, seed)) opts.seed = options->seed;
+    }
+    *out = new kiln_runtime(opts);
+  });
+}
+
+void kiln_runtime_retain(kiln_runtime* rt) {
+  if (rt) rt->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void kiln_runtime_release(kiln_runtime* rt) {
+  if (rt && rt->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete rt;
+}
+
+kiln_status kiln_manual_seed(kiln_runtime* rt, uint64_t seed) {
+  KILN_REQUIRE(rt);
+  return guarded(__func__, [&] { rt->runtime.manual_seed(seed); });
+}
+
+kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type device, int device_index,
+                                  kiln_memory_stats* out) {
+  KILN_REQUIRE(rt, out);
+  return guarded(__func__, [&] {
+    kiln::abi::check_struct_size(out->size, "kiln_memory_stats");
+    const kiln::MemoryStats s = rt->runtime.allocator(kiln::abi::to_device(device, device_index))->stats();
+    if (KILN_HAS_FIELD(out, current_bytes)) out->current_bytes = s.current_bytes;
+    if (KILN_HAS_FIELD(out, peak_bytes)) out->peak_bytes = s.peak_bytes;
+    if (KILN_HAS_FIELD(out, reserved_bytes)) out->reserved_bytes = s.reserved_bytes;
+    if (KILN_HAS_FIELD(out, num_allocs)) out->num_allocs = s.num_allocs;
+    if (KILN_HAS_FIELD(out, num_frees)) out->num_frees = s.num_frees;
+  });
+}
+
+}  // extern "C"

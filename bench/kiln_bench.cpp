@@ -1,0 +1,22 @@
+// kiln_bench: prints CPU timings of kiln's hot paths. See bench/README.md for
+// what each row measures.
+#include <cstdio>
+#include <exception>
+
+#include "bench_ops.hpp"
+#include "kiln/error.hpp"
+
+int main() {
+  try {
+    kiln::Runtime rt;
+    std::printf("kiln CPU benchmark (f32, %d kernel threads; times are medians)\n\n", rt.thread_pool().num_workers());
+    kiln::bench::bench_matmul(rt);
+    kiln::bench::bench_conv2d(rt);
+    kiln::bench::bench_mlp_step(rt);
+    kiln::bench::bench_dispatch(rt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,155 @@
+#include "matmul_kernel.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
+#include "dnnl_helpers.hpp"
+#include "kiln/error.hpp"
+#include "kiln/util/str_cat.hpp"
+
+namespace kiln::nn {
+namespace {
+
+// Dims and strides of an operand with leading size-1 dims added up to `rank`,
+// as oneDNN wants every operand of a matmul at the rank of the output.
+struct Layout {
+  Shape dims, strides;
+};
+
+Layout padded_layout(const Shape& dims, const Shape& strides, int rank) {
+  Layout l;
+  const int64_t outer = dims.rank() > 0 ? dims[0] * strides[0] : 1;
+  for (int i = dims.rank(); i < rank; ++i) {
+    l.dims.push_back(1);
+    l.strides.push_back(outer);
+  }
+  for (int i = 0; i < dims.rank(); ++i) {
+    l.dims.push_back(dims[i]);
+    l.strides.push_back(strides[i]);
+  }
+  return l;
+}
+
+Layout bias_layout(int64_t n, int rank) {
+  Shape dims;
+  dims.resize(rank, 1);
+  dims[rank - 1] = n;
+  return {dims, contiguous_strides(dims)};
+}
+
+// The primitive for these layouts, or nothing when oneDNN has no fast
+// implementation for them (a broadcast view with zero strides, say, which only
+// its slow reference kernel takes: a dense copy is cheaper). Cached either way
+// so a layout is only tried once.
+std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, const Layout& a, const Layout& b,
+                                                             const Layout* bias, const Layout& out) {
+  const std::string key = str_cat("matmul:", to_string(a.dims), to_string(a.strides), to_string(b.dims),
+                                  to_string(b.strides), bias ? to_string(bias->dims) : "-", to_string(out.dims));
+  const bool dense = a.strides == contiguous_strides(a.dims) && b.strides == contiguous_strides(b.dims);
+  return ctx.cached<std::optional<dnnl::matmul>>(key, [&]() -> std::optional<dnnl::matmul> {
+    try {
+      const auto desc = bias ? dnnl::matmul::desc(f32_desc(a.dims, a.strides), f32_desc(b.dims, b.strides),
+                                                  f32_desc(bias->dims), f32_desc(out.dims))
+                             : dnnl::matmul::desc(f32_desc(a.dims, a.strides), f32_desc(b.dims, b.strides),
+                                                  f32_desc(out.dims));
+      const dnnl::matmul::primitive_desc pd(desc, ctx.engine());
+      if (!dense && std::string_view(pd.impl_info_str()).starts_with("ref")) return std::nullopt;
+      return dnnl::matmul(pd);
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
+  });
+}
+
+// Runs the f32 product on oneDNN; false when it cannot take these layouts.
+bool try_dnnl_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out) {
+  const int rank = out.rank();
+  const Layout la = padded_layout(a.shape(), a.strides(), rank);
+  const Layout lb = padded_layout(b.shape(), b.strides(), rank);
+  const Layout lout{out.shape(), out.strides()};
+  const Layout lbias = bias_layout(out.dim(-1), rank);
+  DnnlContext& ctx = rt.dnnl();
+  const auto prim = dnnl_matmul_for(ctx, la, lb, bias.defined() ? &lbias : nullptr, lout);
+  if (!prim->has_value()) return false;
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, wrap(ctx, f32_desc(la.dims, la.strides), a.raw_data())},
+      {DNNL_ARG_WEIGHTS, wrap(ctx, f32_desc(lb.dims, lb.strides), b.raw_data())},
+      {DNNL_ARG_DST, wrap(ctx, f32_desc(lout.dims), out.raw_data())}};
+  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, wrap(ctx, f32_desc(lbias.dims), bias.raw_data()));
+  execute(ctx, **prim, args);
+  return true;
+}
+
+// Element offset of batch `index` (row-major over out's batch dims) in a
+// dense operand whose batch dims are out's, or 1 where it broadcasts.
+int64_t batch_offset(int64_t index, const Shape& out_dims, const Shape& dims, int64_t matrix_size) {
+  int64_t offset = 0, stride = matrix_size;
+  for (int d = out_dims.rank() - 3; d >= 0; --d) {
+    const int64_t i = index % out_dims[d];
+    index /= out_dims[d];
+    if (dims[d] != 1) offset += i * stride;
+    stride *= dims[d];
+  }
+  return offset;
+}
+
+// Plain loops over dense operands, one output row per work item; the k-outer
+// order streams rows of b and of the output, which keeps the inner loop
+// contiguous.
+void reference_matmul(Runtime& rt, const Tensor& a_in, const Tensor& b_in, const Tensor& bias, Tensor& out) {
+  const Tensor a = rt.contiguous(a_in.detach()), b = rt.contiguous(b_in.detach());
+  const int rank = out.rank();
+  const Shape a_dims = padded_layout(a.shape(), a.strides(), rank).dims;
+  const Shape b_dims = padded_layout(b.shape(), b.strides(), rank).dims;
+  const int64_t m_size = out.dim(-2), n_size = out.dim(-1), k_size = a.dim(-1);
+  const double* pa = a.data<double>();
+  const double* pb = b.data<double>();
+  const Tensor dense_bias = bias.defined() ? rt.contiguous(bias.detach()) : Tensor();
+  const double* pbias = dense_bias.defined() ? dense_bias.data<double>() : nullptr;
+  double* po = out.data<double>();
+  const int64_t rows = out.numel() / std::max<int64_t>(n_size, 1);
+  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, n_size * k_size));
+  rt.thread_pool().parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t batch = row / m_size, m = row % m_size;
+      const double* arow = pa + batch_offset(batch, out.shape(), a_dims, m_size * k_size) + m * k_size;
+      const double* bmat = pb + batch_offset(batch, out.shape(), b_dims, k_size * n_size);
+      double* orow = po + row * n_size;
+      for (int64_t n = 0; n < n_size; ++n) orow[n] = pbias ? pbias[n] : 0.0;
+      for (int64_t k = 0; k < k_size; ++k) {
+        const double av = arow[k];
+        const double* brow = bmat + k * n_size;
+        for (int64_t n = 0; n < n_size; ++n) orow[n] += av * brow[n];
+      }
+    }
+  });
+}
+
+// An empty inner dimension makes every output row the bias (or zeros); oneDNN
+// is not asked about zero-sized memory.
+void fill_with_bias(Runtime& rt, const Tensor& bias, Tensor& out) {
+  const Tensor dense_bias = bias.defined() ? rt.contiguous(bias.detach()) : Tensor();
+  const int64_t n_size = out.dim(-1);
+  auto fill = [&]<class T>() {
+    T* po = out.data<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) po[i] = dense_bias.defined() ? dense_bias.data<T>()[i % n_size] : T(0);
+  };
+  if (out.dtype() == DType::f64) fill.template operator()<double>();
+  else fill.template operator()<float>();
+}
+
+}  // namespace
+
+void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out) {
+  if (out.numel() == 0) return;
+  if (a.dim(-1) == 0) return fill_with_bias(rt, bias, out);
+  if (a.dtype() == DType::f64) return reference_matmul(rt, a, b, bias, out);
+  KILN_CHECK(a.dtype() == DType::f32, Status::internal, "matmul kernel: unexpected dtype ", dtype_name(a.dtype()));
+  if (try_dnnl_matmul(rt, a, b, bias, out)) return;
+  const Tensor dense_a = rt.contiguous(a.detach()), dense_b = rt.contiguous(b.detach());
+  KILN_CHECK(try_dnnl_matmul(rt, dense_a, dense_b, bias, out), Status::internal,
+             "matmul: oneDNN has no f32 implementation for a ", to_string(a.shape()), " @ b ", to_string(b.shape()));
+}
+
+}  // namespace kiln::nn

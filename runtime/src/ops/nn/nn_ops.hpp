@@ -1,0 +1,15 @@
+// Registration functions of the neural-network op family; register_nn_ops
+// (register.cpp) calls each in turn.
+#pragma once
+
+namespace kiln {
+
+class OpRegistry;
+
+void register_matmul_ops(OpRegistry& r);  // matmul, linear and their backward ops
+void register_linear_op(OpRegistry& r);   // linear; called by register_matmul_ops
+void register_conv_ops(OpRegistry& r);    // conv2d and its backward ops
+void register_pool_ops(OpRegistry& r);    // pooling
+void register_norm_ops(OpRegistry& r);    // normalisation
+
+}  // namespace kiln

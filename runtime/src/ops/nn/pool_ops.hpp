@@ -1,0 +1,13 @@
+// The pooling ops, registered by register_pool_ops (pool_register.cpp).
+#pragma once
+
+namespace kiln {
+class OpRegistry;
+}
+
+namespace kiln::nn {
+
+void register_max_pool_ops(OpRegistry& r);  // max_pool2d, max_pool2d_backward
+void register_avg_pool_ops(OpRegistry& r);  // avg_pool2d, adaptive_avg_pool2d and their backward ops
+
+}  // namespace kiln::nn

@@ -1,0 +1,15 @@
+// The groups of ops this folder registers; register.cpp calls each in turn.
+#pragma once
+
+#include "kiln/ops/registry.hpp"
+
+namespace kiln::reduction {
+
+void register_reduce_ops(OpRegistry& r);         // sum, mean, max, var
+void register_softmax_ops(OpRegistry& r);        // softmax, log_softmax
+void register_class_loss_ops(OpRegistry& r);     // cross_entropy, nll_loss
+void register_pointwise_loss_ops(OpRegistry& r); // mse_loss, bce_with_logits
+void register_index_ops(OpRegistry& r);          // embedding, gather
+void register_concat_split_ops(OpRegistry& r);   // concat, split
+
+}  // namespace kiln::reduction

@@ -1,0 +1,38 @@
+#include "reduce_geometry.hpp"
+
+#include "kiln/error.hpp"
+
+namespace kiln::reduction {
+
+ReduceGeometry reduce_geometry(const OpDef& op, const Shape& shape, const Shape& strides,
+                               const std::vector<int64_t>& dims, bool keepdim) {
+  const int rank = shape.rank();
+  bool reduced[kMaxDims] = {};
+  for (int64_t d : dims) {
+    const int i = normalize_dim(int(d), rank, op.name.c_str());
+    KILN_CHECK(!reduced[i], Status::invalid_argument, "op '", op.name, "': dimension ", d,
+               " appears more than once in dims for a tensor of shape ", to_string(shape));
+    reduced[i] = true;
+  }
+  ReduceGeometry g;
+  for (int i = 0; i < rank; ++i) {
+    const bool r = dims.empty() || reduced[i];
+    if (r) {
+      g.reduced_shape.push_back(shape[i]);
+      g.reduced_strides.push_back(strides[i]);
+      g.reduced_count *= shape[i];
+      if (keepdim) g.output_shape.push_back(1);
+    } else {
+      g.kept_shape.push_back(shape[i]);
+      g.kept_strides.push_back(strides[i]);
+      g.output_shape.push_back(shape[i]);
+    }
+  }
+  return g;
+}
+
+ReduceGeometry reduce_geometry(const OpDef& op, const Shape& shape, const Shape& strides, const Attrs& attrs) {
+  return reduce_geometry(op, shape, strides, op.attr_ints(attrs, "dims"), op.attr_bool(attrs, "keepdim"));
+}
+
+}  // namespace kiln::reduction
