@@ -66,6 +66,17 @@ void require_close(Runtime& rt, const Tensor& actual, const std::vector<double>&
   require_close(values(rt, actual), expected, atol, rtol);
 }
 
+void require_error(const std::function<void()>& call, Status status, const std::vector<std::string>& parts) {
+  try {
+    call();
+  } catch (const Error& e) {
+    CHECK(e.status() == status);
+    for (const std::string& p : parts) CHECK_THAT(e.what(), Catch::Contains(p));
+    return;
+  }
+  FAIL("no error was raised");
+}
+
 namespace {
 
 bool skipped(const GradcheckOptions& o, size_t i) {

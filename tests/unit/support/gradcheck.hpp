@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/error.hpp"
 #include "kiln/ops/op_def.hpp"
 #include "kiln/runtime.hpp"
 
@@ -25,6 +26,10 @@ void require_close(const std::vector<double>& actual, const std::vector<double>&
                    double rtol = 1e-5);
 void require_close(Runtime& rt, const Tensor& actual, const std::vector<double>& expected, double atol = 1e-6,
                    double rtol = 1e-5);
+
+// Runs `call`, which must throw kiln::Error with `status` and a message that
+// contains every one of `parts`.
+void require_error(const std::function<void()>& call, Status status, const std::vector<std::string>& parts);
 
 struct GradcheckOptions {
   double eps = 1e-6;

@@ -37,18 +37,5 @@ inline std::vector<std::vector<double>> reduce_groups(const Shape& shape, const 
   return groups;
 }
 
-// Runs `call`, which must throw kiln::Error with `status` and a message that
-// contains every one of `parts`.
-template <class Fn>
-void require_error(Fn&& call, Status status, const std::vector<std::string>& parts) {
-  try {
-    call();
-  } catch (const Error& e) {
-    CHECK(e.status() == status);
-    for (const std::string& p : parts) CHECK_THAT(e.what(), Catch::Contains(p));
-    return;
-  }
-  FAIL("no error was raised");
-}
 
 }  // namespace kiln::test
