@@ -12,9 +12,6 @@
 
 namespace kiln::test {
 
-inline constexpr DType kAllDTypes[] = {DType::f32, DType::f64, DType::f16, DType::bf16,
-                                       DType::i32, DType::i64, DType::u8,  DType::boolean};
-
 // Catch2 v2 cannot mark a test skipped: without a GPU a test reports why as a
 // warning and returns, so the skip shows in the output.
 inline bool skip_without_gpu(const Runtime& rt) {

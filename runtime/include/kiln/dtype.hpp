@@ -1,6 +1,7 @@
 // Element types. The numeric values are the C API's kiln_dtype values.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +14,8 @@ namespace kiln {
 
 enum class DType : uint8_t { f32 = 0, f64 = 1, f16 = 2, bf16 = 3, i32 = 4, i64 = 5, u8 = 6, boolean = 7 };
 inline constexpr int kNumDTypes = 8;
+inline constexpr std::array<DType, kNumDTypes> kAllDTypes = {DType::f32, DType::f64, DType::f16, DType::bf16,
+                                                             DType::i32, DType::i64, DType::u8,  DType::boolean};
 
 constexpr size_t dtype_size(DType t) {
   switch (t) {

@@ -96,9 +96,6 @@ std::vector<Tensor> sum_to_backward(const BackwardCall& c) {
   return {c.runtime.contiguous(g)};
 }
 
-constexpr auto kAllTypes = {DType::f32, DType::f64, DType::f16, DType::bf16,
-                            DType::i32, DType::i64, DType::u8,  DType::boolean};
-
 }  // namespace
 
 void register_core_ops(OpRegistry& r) {
@@ -110,7 +107,7 @@ void register_core_ops(OpRegistry& r) {
     op.backward = identity_backward;
     op.accepts_strided = true;
     op.saves_inputs = op.saves_outputs = false;
-    op.set_kernel(DeviceType::cpu, kAllTypes, copy_kernel);
+    op.set_kernel(DeviceType::cpu, kAllDTypes, copy_kernel);
     r.add(std::move(op));
   }
   {
@@ -120,7 +117,7 @@ void register_core_ops(OpRegistry& r) {
                 attr_string("device", "cpu")};
     op.infer = full_infer;
     op.dtype_input = -1;
-    op.set_kernel(DeviceType::cpu, kAllTypes, full_kernel);
+    op.set_kernel(DeviceType::cpu, kAllDTypes, full_kernel);
     r.add(std::move(op));
   }
   {

@@ -100,8 +100,11 @@ struct OpDef {
     return kernels[size_t(device)][size_t(dtype)];
   }
   void set_kernel(DeviceType device, DType dtype, KernelFn fn) { kernels[size_t(device)][size_t(dtype)] = fn; }
-  void set_kernel(DeviceType device, std::initializer_list<DType> dtypes, KernelFn fn) {
+  void set_kernel(DeviceType device, std::span<const DType> dtypes, KernelFn fn) {
     for (DType t : dtypes) set_kernel(device, t, fn);
+  }
+  void set_kernel(DeviceType device, std::initializer_list<DType> dtypes, KernelFn fn) {
+    set_kernel(device, std::span<const DType>(dtypes.begin(), dtypes.size()), fn);
   }
 
   // Index of the attribute `name` in the schema, or -1.

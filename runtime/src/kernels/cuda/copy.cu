@@ -61,7 +61,7 @@ void copy_cuda(const KernelCall& c) {
 }  // namespace
 
 void register_cuda_copy_kernels(OpRegistry& r) {
-  for (int t = 0; t < kNumDTypes; ++t) r.set_kernel("copy", DeviceType::cuda, DType(t), copy_cuda);
+  for (DType t : kAllDTypes) r.set_kernel("copy", DeviceType::cuda, t, copy_cuda);
 }
 
 }  // namespace kiln

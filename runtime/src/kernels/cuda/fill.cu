@@ -47,7 +47,7 @@ void full_cuda(const KernelCall& c) {
 }  // namespace
 
 void register_cuda_fill_kernels(OpRegistry& r) {
-  for (int t = 0; t < kNumDTypes; ++t) r.set_kernel("full", DeviceType::cuda, DType(t), full_cuda);
+  for (DType t : kAllDTypes) r.set_kernel("full", DeviceType::cuda, t, full_cuda);
 }
 
 }  // namespace kiln

@@ -52,12 +52,10 @@ void register_to_op(OpRegistry& r) {
   // The backward needs only the input's device, but BackwardCall has it only
   // through the saved input: a recorded call keeps its input alive.
   op.saves_outputs = false;
-  for (int t = 0; t < kNumDTypes; ++t) {
-    op.set_kernel(DeviceType::cpu, DType(t), to_kernel);
+  op.set_kernel(DeviceType::cpu, kAllDTypes, to_kernel);
 #ifdef KILN_WITH_CUDA
-    op.set_kernel(DeviceType::cuda, DType(t), to_kernel);
+  op.set_kernel(DeviceType::cuda, kAllDTypes, to_kernel);
 #endif
-  }
   r.add(std::move(op));
 }
 

@@ -142,9 +142,6 @@ std::vector<Tensor> split_backward(const BackwardCall& c) {
   return {call_op(c.runtime, "concat", c.grad_outputs, {{"dim", int64_t(dim)}}).at(0)};
 }
 
-constexpr auto kAllTypes = {DType::f32, DType::f64, DType::f16, DType::bf16,
-                            DType::i32, DType::i64, DType::u8,  DType::boolean};
-
 }  // namespace
 
 void register_concat_split_ops(OpRegistry& r) {
@@ -157,7 +154,7 @@ void register_concat_split_ops(OpRegistry& r) {
     op.backward = concat_backward;
     op.accepts_strided = true;
     op.saves_outputs = false;
-    op.set_kernel(DeviceType::cpu, kAllTypes, concat_kernel);
+    op.set_kernel(DeviceType::cpu, kAllDTypes, concat_kernel);
     r.add(std::move(op));
   }
   {
@@ -169,7 +166,7 @@ void register_concat_split_ops(OpRegistry& r) {
     op.backward = split_backward;
     op.accepts_strided = true;
     op.saves_inputs = op.saves_outputs = false;
-    op.set_kernel(DeviceType::cpu, kAllTypes, split_kernel);
+    op.set_kernel(DeviceType::cpu, kAllDTypes, split_kernel);
     r.add(std::move(op));
   }
 }
