@@ -19,16 +19,16 @@ std::vector<Tensor> OpNode::apply(Runtime& rt, std::vector<Tensor>& grad_outputs
   std::unique_ptr<bool[]> needs_flat(new bool[needs.size()]);
   for (size_t i = 0; i < needs.size(); ++i) needs_flat[i] = needs[i];
 
-  BackwardCall call{rt, op_, saved_inputs, saved_outputs, grad_outputs, attrs_,
+  BackwardCall call{rt, op_, saved_inputs, input_meta, saved_outputs, grad_outputs, attrs_,
                     std::span<const bool>(needs_flat.get(), needs.size())};
   std::vector<Tensor> grads = op_.backward(call);
   KILN_CHECK(grads.size() == next_edges.size(), Status::internal, "backward of op '", op_.name, "' returned ",
              grads.size(), " gradients for ", next_edges.size(), " inputs");
   for (size_t i = 0; i < grads.size(); ++i) {
-    if (!needs[i] || !grads[i].defined() || saved_inputs.empty() || !saved_inputs[i].defined()) continue;
-    KILN_CHECK(grads[i].shape() == saved_inputs[i].shape(), Status::internal, "backward of op '", op_.name,
+    if (!needs[i] || !grads[i].defined()) continue;
+    KILN_CHECK(grads[i].shape() == input_meta[i].shape, Status::internal, "backward of op '", op_.name,
                "' returned a gradient of shape ", to_string(grads[i].shape()), " for input ", i, " of shape ",
-               to_string(saved_inputs[i].shape()));
+               to_string(input_meta[i].shape));
   }
   return grads;
 }
@@ -37,6 +37,7 @@ void OpNode::release() {
   released_ = true;
   saved_inputs.clear();
   saved_outputs.clear();
+  input_meta.clear();
 }
 
 std::vector<Tensor> AccumulateGrad::apply(Runtime& rt, std::vector<Tensor>& grad_outputs) {

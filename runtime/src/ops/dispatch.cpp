@@ -77,6 +77,9 @@ void record(const OpDef& op, std::span<const Tensor> inputs, std::span<Tensor> o
   node->next_edges.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].defined() && inputs[i].requires_grad()) node->next_edges[i] = gradient_edge(inputs[i]);
+  node->input_meta.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined()) node->input_meta[i] = {inputs[i].shape(), inputs[i].dtype(), inputs[i].device()};
   if (op.saves_inputs) {
     node->saved_inputs.reserve(inputs.size());
     for (const Tensor& t : inputs) node->saved_inputs.push_back(t.defined() ? t.detach() : Tensor());

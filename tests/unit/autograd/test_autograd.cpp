@@ -164,3 +164,16 @@ TEST_CASE("two-layer MLP gradients match hand-derived formulas", "[autograd][com
   require_close(rt, w1.grad(), dw1, 1e-12, 1e-10);
   require_close(rt, b1.grad(), db1, 1e-12, 1e-10);
 }
+
+TEST_CASE("ops whose backward needs only input shapes do not keep inputs alive", "[autograd][memory]") {
+  Runtime rt;
+  Tensor x = rt.full({1000}, 1.0, DType::f64);
+  x.set_requires_grad(true);
+  Tensor scaled = rt.call1("mul_scalar", {x}, {{"value", 2.0}});
+  Tensor y = rt.call1("add", {scaled, x});
+  const int64_t before = rt.allocator(Device::cpu())->stats().current_bytes;
+  scaled = Tensor();  // add's tape node must not hold it
+  CHECK(rt.allocator(Device::cpu())->stats().current_bytes == before - 8000);
+  rt.backward(y, rt.full({1000}, 1.0, DType::f64));
+  require_close(rt, x.grad(), std::vector<double>(1000, 3.0));
+}

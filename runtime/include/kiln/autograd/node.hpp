@@ -42,7 +42,10 @@ class OpNode final : public Node {
 
   std::vector<Tensor> saved_inputs;
   std::vector<Tensor> saved_outputs;
-  // Output metadata, so undefined grad_outputs can be reported precisely.
+  // Input metadata, kept even when the inputs themselves are not saved, so a
+  // backward that needs only shapes, dtypes or devices holds no input memory.
+  std::vector<TensorMeta> input_meta;
+  // Output metadata, so undefined grad_outputs can be filled with zeros.
   std::vector<TensorMeta> output_meta;
 
  private:

@@ -68,6 +68,7 @@ struct BackwardCall {
   Runtime& runtime;
   const OpDef& op;
   std::span<const Tensor> inputs;        // as passed to the forward (undefined if not saved)
+  std::span<const TensorMeta> input_meta;  // shape, dtype, device of every input, saved or not
   std::span<const Tensor> outputs;       // as returned by the forward
   std::span<const Tensor> grad_outputs;  // one per output; undefined means zeros
   const Attrs& attrs;

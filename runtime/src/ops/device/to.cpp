@@ -35,7 +35,7 @@ void to_kernel(const KernelCall& c) {
 // The gradient goes back to the device the input came from.
 std::vector<Tensor> to_backward(const BackwardCall& c) {
   const Tensor& grad = c.grad_outputs[0];
-  const Device source = c.inputs[0].device();
+  const Device source = c.input_meta[0].device;
   if (grad.device() == source) return {grad};
   return {c.runtime.call1(c.op, {grad}, c.op.make_attrs({{"device", to_string(source)}}))};
 }
@@ -49,9 +49,7 @@ void register_to_op(OpRegistry& r) {
   op.attrs = {attr_required("device", AttrType::string)};
   op.infer = to_infer;
   op.backward = to_backward;
-  // The backward needs only the input's device, but BackwardCall has it only
-  // through the saved input: a recorded call keeps its input alive.
-  op.saves_outputs = false;
+  op.saves_inputs = op.saves_outputs = false;  // the backward reads only the input's device
   op.set_kernel(DeviceType::cpu, kAllDTypes, to_kernel);
 #ifdef KILN_WITH_CUDA
   op.set_kernel(DeviceType::cuda, kAllDTypes, to_kernel);

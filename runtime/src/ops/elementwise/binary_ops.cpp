@@ -87,7 +87,7 @@ void same_as_input_infer(InferCall& c) {
 // ---- backwards: each operand's gradient summed down to its shape ----------------
 
 Tensor grad_for(const BackwardCall& c, size_t i, const Tensor& full_grad) {
-  return sum_to(c.runtime, full_grad, c.inputs[i].shape());
+  return sum_to(c.runtime, full_grad, c.input_meta[i].shape);
 }
 
 std::vector<Tensor> add_backward(const BackwardCall& c) {
@@ -130,14 +130,15 @@ std::vector<Tensor> mul_scalar_backward(const BackwardCall& c) {
 }
 
 template <class Fn>
-OpDef binary_op(std::string name, BackwardFn backward, bool integers) {
+OpDef binary_op(std::string name, BackwardFn backward, bool integers, bool backward_reads_inputs) {
   OpDef op;
   op.name = std::move(name);
   op.inputs = {{"a"}, {"b"}};
   op.infer = binary_infer;
   op.backward = backward;
   op.accepts_strided = true;
-  op.saves_outputs = false;  // the backwards read the inputs (or just their shapes)
+  op.saves_outputs = false;
+  op.saves_inputs = backward_reads_inputs;  // add and sub need only the shapes
   const auto kernel = []<class T>() -> KernelFn { return binary_kernel<T, Fn>; };
   if (integers) set_cpu_kernels(op, ArithmeticTypes{}, kernel);
   else set_cpu_kernels(op, FloatTypes{}, kernel);
@@ -160,10 +161,10 @@ OpDef scalar_op(std::string name, BackwardFn backward) {
 }  // namespace
 
 void register_binary_ops(OpRegistry& r) {
-  r.add(binary_op<AddFn>("add", add_backward, true));
-  r.add(binary_op<SubFn>("sub", sub_backward, true));
-  r.add(binary_op<MulFn>("mul", mul_backward, true));
-  r.add(binary_op<DivFn>("div", div_backward, false));
+  r.add(binary_op<AddFn>("add", add_backward, true, false));
+  r.add(binary_op<SubFn>("sub", sub_backward, true, false));
+  r.add(binary_op<MulFn>("mul", mul_backward, true, true));
+  r.add(binary_op<DivFn>("div", div_backward, false, true));
   r.add(scalar_op<AddFn>("add_scalar", add_scalar_backward));
   r.add(scalar_op<MulFn>("mul_scalar", mul_scalar_backward));
 }

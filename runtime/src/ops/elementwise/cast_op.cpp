@@ -23,7 +23,7 @@ void cast_kernel(const KernelCall& c) {
 }
 
 std::vector<Tensor> cast_backward(const BackwardCall& c) {
-  const DType input_dtype = c.inputs[0].dtype();
+  const DType input_dtype = c.input_meta[0].dtype;
   if (!is_floating(input_dtype)) return {Tensor()};
   const OpDef& cast = c.op;
   return {c.runtime.call1(cast, {c.grad_outputs[0]}, cast.make_attrs({{"dtype", input_dtype}}))};
@@ -38,7 +38,7 @@ void register_cast_op(OpRegistry& r) {
   op.attrs = {attr_required("dtype", AttrType::dtype)};
   op.infer = cast_infer;
   op.backward = cast_backward;
-  op.saves_outputs = false;  // the backward reads only the input's dtype
+  op.saves_inputs = op.saves_outputs = false;  // the backward reads only the input's dtype
   set_cpu_kernels(op, AllTypes{}, []<class T>() -> KernelFn { return cast_kernel<T>; });
   r.add(std::move(op));
 }
