@@ -19,6 +19,7 @@ static_assert(int(KILN_ERR_INVALID_STATE) == int(Status::invalid_state));
 static_assert(int(KILN_ERR_UNSUPPORTED) == int(Status::unsupported));
 static_assert(int(KILN_ERR_IO) == int(Status::io));
 static_assert(int(KILN_ERR_INTERNAL) == int(Status::internal));
+static_assert(int(KILN_ERR_PLUGIN_REFUSED) == int(Status::plugin_refused));
 
 thread_local std::string tls_message;
 // Points into tls_message, or at a static text when recording failed for
@@ -29,7 +30,8 @@ thread_local const char* tls_last_error = "";
 
 kiln_status set_error(kiln_status status, std::string_view function, std::string_view message) noexcept {
   try {
-    tls_message.assign(function).append(": ").append(message);
+    // An empty `function` records the message as given (a plugin's own, through host->error).
+    tls_message.assign(function).append(function.empty() ? "" : ": ").append(message);
     tls_last_error = tls_message.c_str();
   } catch (...) {
     tls_last_error = "out of memory while recording an error message";

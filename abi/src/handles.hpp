@@ -11,6 +11,8 @@
 #include "kiln/error.hpp"
 #include "kiln/kiln.h"
 #include "kiln/runtime.hpp"
+#include "plugin/log_sink.hpp"
+#include "plugin/registry.hpp"
 
 struct kiln_op {
   kiln_runtime* owner;
@@ -28,6 +30,10 @@ struct kiln_runtime {
   kiln::Runtime runtime;
   std::mutex ops_mutex;
   std::unordered_map<const kiln::OpDef*, std::unique_ptr<kiln_op>> ops;
+  kiln::abi::LogSink log;
+  // Declared after `runtime`, so it goes first: the plugins' ops live in the
+  // runtime's table and keep their libraries loaded until the runtime goes.
+  kiln::abi::PluginHost plugins{this};
 };
 
 struct kiln_tensor {

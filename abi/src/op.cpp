@@ -53,6 +53,9 @@ kiln::AttrValue attr_value(const kiln_attr& a) {
       KILN_CHECK(a.value.s, kiln::Status::invalid_argument, "attribute '", a.name, "' is a NULL string");
       return std::string(a.value.s);
     case KILN_ATTR_DTYPE: return kiln::abi::to_dtype(a.value.dtype);
+    case KILN_ATTR_TENSOR:
+      kiln::throw_error(kiln::Status::invalid_argument,
+                        kiln::str_cat("attribute '", a.name, "' is a tensor; op attributes cannot be tensors"));
   }
   kiln::throw_error(kiln::Status::invalid_argument,
                     kiln::str_cat("attribute '", a.name, "' has an unknown kiln_attr_type value ", int(a.type)));

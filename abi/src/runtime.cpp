@@ -1,5 +1,5 @@
-// Runtime handles: creation from versioned options, reference counting,
-// seeding and memory statistics.
+// Runtime handles: creation from versioned options (with the default
+// plugins), reference counting, seeding and memory statistics.
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
@@ -20,12 +20,18 @@ kiln_status kiln_runtime_create(const kiln_runtime_options* options, kiln_runtim
   KILN_REQUIRE(out);
   return guarded(__func__, [&] {
     kiln::RuntimeOptions opts;
+    kiln::abi::LogSink log;
     if (options) {
       kiln::abi::check_struct_size(options->size, "kiln_runtime_options");
       if (KILN_HAS_FIELD(options, num_threads)) opts.num_threads = options->num_threads;
       if (KILN_HAS_FIELD(options, seed)) opts.seed = options->seed;
+      if (KILN_HAS_FIELD(options, log_verbose))
+        log = kiln::abi::LogSink(options->log, options->log_user_data, options->log_verbose != 0);
     }
-    *out = new kiln_runtime(opts);
+    std::unique_ptr<kiln_runtime> rt(new kiln_runtime(opts));
+    rt->log = log;
+    rt->plugins.load_defaults(options);
+    *out = rt.release();
   });
 }
 

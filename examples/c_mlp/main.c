@@ -9,7 +9,7 @@ static void print_loss(int step, float loss, void* user_data) {
 }
 
 int main(void) {
-  kiln_runtime_options options = {sizeof(kiln_runtime_options), 0, 42};
+  kiln_runtime_options options = {.size = sizeof(kiln_runtime_options), .seed = 42};
   kiln_runtime* rt = NULL;
   mlp_summary summary;
   kiln_status status = kiln_runtime_create(&options, &rt);

@@ -185,7 +185,7 @@ static void memory_stats(kiln_runtime* rt) {
 
 int main(void) {
   const int64_t shape[2] = {2, 3};
-  kiln_runtime_options options = {sizeof(kiln_runtime_options), 1, 0};
+  kiln_runtime_options options = {.size = sizeof(kiln_runtime_options), .num_threads = 1};
   kiln_runtime* rt = NULL;
   kiln_tensor* t = NULL;
   if (kiln_runtime_create(&options, &rt) != KILN_OK ||

@@ -36,7 +36,7 @@ static double cost_per_call(kiln_runtime* rt, const kiln_op* op, kiln_tensor* in
 
 int main(void) {
   const int64_t shape[2] = {2, 3}, flat[1] = {6};
-  kiln_runtime_options options = {sizeof(kiln_runtime_options), 1, 0};
+  kiln_runtime_options options = {.size = sizeof(kiln_runtime_options), .num_threads = 1};
   kiln_runtime* rt = NULL;
   kiln_tensor* x = NULL;
   const kiln_op *copy = NULL, *reshape = NULL;

@@ -4,7 +4,7 @@
 #include "mlp.h"
 
 int main(void) {
-  kiln_runtime_options options = {sizeof(kiln_runtime_options), 0, 42};
+  kiln_runtime_options options = {.size = sizeof(kiln_runtime_options), .seed = 42};
   kiln_runtime* rt = NULL;
   mlp_summary summary = {0.0f, 0.0f};
   CHECK_OK(kiln_runtime_create(&options, &rt));

@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/kiln_types.h"
+
 #if defined(_WIN32)
 #  if defined(KILN_BUILDING_LIBRARY)
 #    define KILN_API __declspec(dllexport)
@@ -74,20 +76,6 @@ KILN_API const char* kiln_version(void);
 
 /* ---- status and errors --------------------------------------------------- */
 
-typedef enum kiln_status {
-  KILN_OK = 0,
-  KILN_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, a bad value, an unknown attribute */
-  KILN_ERR_SHAPE_MISMATCH = 2,
-  KILN_ERR_DTYPE_MISMATCH = 3,
-  KILN_ERR_DEVICE_MISMATCH = 4, /* also: the device does not exist */
-  KILN_ERR_NOT_FOUND = 5,       /* an unknown op name */
-  KILN_ERR_OUT_OF_MEMORY = 6,
-  KILN_ERR_INVALID_STATE = 7, /* e.g. backward through a freed graph */
-  KILN_ERR_UNSUPPORTED = 8,   /* no kernel for this dtype/device, feature not built */
-  KILN_ERR_IO = 9,
-  KILN_ERR_INTERNAL = 10
-} kiln_status;
-
 /* A short name for a status ("shape mismatch"); a static string. */
 KILN_API const char* kiln_status_name(kiln_status status);
 
@@ -95,33 +83,32 @@ KILN_API const char* kiln_status_name(kiln_status status);
  * Owned by the library; valid until the next failing call on this thread. */
 KILN_API const char* kiln_last_error(void);
 
-/* ---- element types and devices -------------------------------------------- */
-
-typedef enum kiln_dtype {
-  KILN_F32 = 0,
-  KILN_F64 = 1,
-  KILN_F16 = 2,
-  KILN_BF16 = 3,
-  KILN_I32 = 4,
-  KILN_I64 = 5,
-  KILN_U8 = 6,
-  KILN_BOOL = 7
-} kiln_dtype;
-
-typedef enum kiln_device_type { KILN_DEVICE_CPU = 0, KILN_DEVICE_CUDA = 1 } kiln_device_type;
-
 /* ---- runtime --------------------------------------------------------------- */
 
 /* Owns the op table, the allocators, the CPU threads and the random stream.
  * Two runtimes share nothing. */
-typedef struct kiln_runtime kiln_runtime;
 
 /* Set `size` to sizeof(kiln_runtime_options); fields past `size` (from an
- * older header) take their defaults. */
+ * older header) take their defaults. Initialise by name, so that fields
+ * added later start at zero:
+ *   kiln_runtime_options o = {.size = sizeof(kiln_runtime_options), .seed = 42}; */
 typedef struct kiln_runtime_options {
   size_t size;
   int num_threads; /* CPU kernel threads; 0: one per hardware thread */
   uint64_t seed;   /* initial seed of the random stream */
+  /* Plugins are loaded at creation from, in order: `plugin_paths` (files, or
+   * folders whose lib*.so files are all loaded), the folders listed in the
+   * environment variable KILN_PLUGIN_PATH (separated by ':'), then the
+   * install's plugin folder (<libdir>/kiln/plugins beside libkiln.so). A
+   * plugin whose name was already loaded from an earlier place is skipped.
+   * A library that is refused is reported through `log` and creation goes on;
+   * kiln_plugin_load refuses with an error instead. */
+  const char* const* plugin_paths;
+  size_t n_plugin_paths;
+  int skip_default_plugins; /* nonzero: only `plugin_paths`, no search */
+  kiln_log_fn log;          /* warnings and errors of the runtime; NULL: written to stderr */
+  void* log_user_data;
+  int log_verbose;          /* nonzero: info and debug messages too, not only warnings and errors */
 } kiln_runtime_options;
 
 /* Creates a runtime. `options` may be NULL (defaults); it is read during the
@@ -154,7 +141,6 @@ KILN_API kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type de
 /* ---- tensors ---------------------------------------------------------------- */
 
 /* A reference-counted handle on an n-dimensional array (up to 8 dims). */
-typedef struct kiln_tensor kiln_tensor;
 
 /* Called exactly once, when the last tensor viewing wrapped memory is gone
  * (on any thread). Receives the `user_data` and `data` given to kiln_tensor_wrap. */
@@ -215,6 +201,11 @@ KILN_API kiln_status kiln_tensor_numel(const kiln_tensor* t, int64_t* out);
 KILN_API kiln_status kiln_tensor_dtype(const kiln_tensor* t, kiln_dtype* out);
 KILN_API kiln_status kiln_tensor_device(const kiln_tensor* t, kiln_device_type* type, int* index);
 
+/* Copies the elements of `src` into `dst` in place: same shape; the dtype
+ * and device may differ (values are converted). Not recorded for gradients,
+ * so it may write into a parameter (an optimizer update, loading weights). */
+KILN_API kiln_status kiln_tensor_assign(kiln_tensor* dst, const kiln_tensor* src);
+
 /* ---- autograd ----------------------------------------------------------------- */
 
 /* Marks a floating-point leaf as a parameter: ops record how they used it
@@ -254,44 +245,9 @@ KILN_API kiln_status kiln_grad_enabled(kiln_runtime* rt, int* out);
 
 /* An op of a runtime ("matmul", "relu", ...): look it up once by name, then
  * call it by handle. Owned by the runtime; valid while the runtime lives. */
-typedef struct kiln_op kiln_op;
 
 /* Unknown names give KILN_ERR_NOT_FOUND with close matches in the message. */
 KILN_API kiln_status kiln_op_find(kiln_runtime* rt, const char* name, const kiln_op** out);
-
-/* Values equal the runtime's attribute types; an integer is accepted where a
- * float is expected, and integers where floats are. */
-typedef enum kiln_attr_type {
-  KILN_ATTR_INT = 0,
-  KILN_ATTR_FLOAT = 1,
-  KILN_ATTR_BOOL = 2,
-  KILN_ATTR_INTS = 3,
-  KILN_ATTR_FLOATS = 4,
-  KILN_ATTR_STRING = 5,
-  KILN_ATTR_DTYPE = 6
-} kiln_attr_type;
-
-/* One named attribute of an op call. Everything it points to is read during
- * the call only. Attributes not given take the op's defaults. */
-typedef struct kiln_attr {
-  const char* name;
-  kiln_attr_type type;
-  union {
-    int64_t i;
-    double f;
-    int b;
-    struct {
-      const int64_t* data;
-      size_t len;
-    } ints;
-    struct {
-      const double* data;
-      size_t len;
-    } floats;
-    const char* s;
-    kiln_dtype dtype;
-  } value;
-} kiln_attr;
 
 /* Calls `op` on `inputs` (n_inputs handles; a NULL entry leaves an optional
  * input out, such as a bias) with `attrs` (n_attrs entries; may be NULL when
@@ -305,59 +261,219 @@ KILN_API kiln_status kiln_op_call(kiln_runtime* rt, const kiln_op* op, kiln_tens
 KILN_API kiln_status kiln_op_call1(kiln_runtime* rt, const kiln_op* op, kiln_tensor* const* inputs, size_t n_inputs,
                                    const kiln_attr* attrs, size_t n_attrs, kiln_tensor** out);
 
-/* Attribute constructors. The attribute points at `name` (and at `data` or
- * `s`), which must stay valid until the call that uses it returns. */
-static inline kiln_attr kiln_attr_int(const char* name, int64_t v) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_INT;
-  a.value.i = v;
-  return a;
-}
-static inline kiln_attr kiln_attr_float(const char* name, double v) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_FLOAT;
-  a.value.f = v;
-  return a;
-}
-static inline kiln_attr kiln_attr_bool(const char* name, int v) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_BOOL;
-  a.value.b = v;
-  return a;
-}
-static inline kiln_attr kiln_attr_ints(const char* name, const int64_t* data, size_t len) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_INTS;
-  a.value.ints.data = data;
-  a.value.ints.len = len;
-  return a;
-}
-static inline kiln_attr kiln_attr_floats(const char* name, const double* data, size_t len) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_FLOATS;
-  a.value.floats.data = data;
-  a.value.floats.len = len;
-  return a;
-}
-static inline kiln_attr kiln_attr_string(const char* name, const char* s) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_STRING;
-  a.value.s = s;
-  return a;
-}
-static inline kiln_attr kiln_attr_dtype(const char* name, kiln_dtype dtype) {
-  kiln_attr a;
-  a.name = name;
-  a.type = KILN_ATTR_DTYPE;
-  a.value.dtype = dtype;
-  return a;
-}
+/* ---- plugins ----------------------------------------------------------------------- */
+
+/* What a plugin registered. */
+typedef enum kiln_registration_kind {
+  KILN_REG_OP = 0,
+  KILN_REG_LAYER = 1,
+  KILN_REG_OPTIMIZER = 2,
+  KILN_REG_LR_SCHEDULE = 3,
+  KILN_REG_DATA_SOURCE = 4,
+  KILN_REG_TRANSFORM = 5,
+  KILN_REG_STRATEGY = 6
+} kiln_registration_kind;
+
+/* "layer", "optimizer", ...; a static string. */
+KILN_API const char* kiln_registration_kind_name(kiln_registration_kind kind);
+
+/* Loads one plugin library by path. A file that is not a shared library,
+ * one without kiln_plugin_entry, one with no plugin ABI in common with this
+ * host, one whose name is already loaded, one that registers a name that is
+ * already taken, and one whose registration fails are each refused with
+ * KILN_ERR_PLUGIN_REFUSED and a message naming the file and the reason;
+ * nothing it registered stays, and the runtime is usable as before. */
+KILN_API kiln_status kiln_plugin_load(kiln_runtime* rt, const char* path);
+
+/* Removes the plugin `name` from the runtime: its layers, optimizers, ...
+ * can no longer be created. Objects it made stay usable; the library is
+ * closed when the last of them is released. Ops it registered stay in the
+ * runtime's table (tapes and op handles may point at them) until the runtime
+ * is destroyed, and keep the library open until then. */
+KILN_API kiln_status kiln_plugin_unload(kiln_runtime* rt, const char* name);
+
+/* Set `size` to sizeof(kiln_plugin_info) first. Strings are owned by the
+ * runtime and valid until the plugin is unloaded. */
+typedef struct kiln_plugin_info {
+  size_t size;
+  const char* name;
+  const char* version;
+  const char* path;          /* the file it was loaded from */
+  uint32_t abi_version;      /* the plugin ABI agreed on, KILN_PLUGIN_ABI(major, minor) */
+  size_t num_registrations;
+} kiln_plugin_info;
+
+/* Loaded plugins, in load order. */
+KILN_API kiln_status kiln_plugin_count(kiln_runtime* rt, size_t* out);
+KILN_API kiln_status kiln_plugin_info_get(kiln_runtime* rt, size_t plugin, kiln_plugin_info* out);
+/* Registration `index` (< num_registrations) of a plugin; *name is valid
+ * until the plugin is unloaded. */
+KILN_API kiln_status kiln_plugin_registration(kiln_runtime* rt, size_t plugin, size_t index,
+                                              kiln_registration_kind* kind, const char** name);
+
+/* ---- modules -------------------------------------------------------------------------- */
+
+/* A module has named parameters and buffers, a train/eval mode and a
+ * forward. Leaf layers come from plugins ("Linear", "Conv2d", ...);
+ * containers (Sequential, Graph) are built here. A module holds a reference
+ * on its runtime and on the plugin that made it. */
+
+/* A layer of a registered type, configured by `config` (names and defaults
+ * per layer type; see kiln plugins). Parameters are created on the CPU as
+ * f32 and initialised the layer's default way from the runtime's stream. */
+KILN_API kiln_status kiln_module_create(kiln_runtime* rt, const char* type, const kiln_attr* config, size_t n_config,
+                                        kiln_module** out);
+/* A module without parameters that calls one op (an "add" joining two graph
+ * branches, a "reshape"). */
+KILN_API kiln_status kiln_module_from_op(kiln_runtime* rt, const kiln_op* op, const kiln_attr* attrs, size_t n_attrs,
+                                         kiln_module** out);
+/* An empty Sequential: each child's outputs are the next one's inputs. */
+KILN_API kiln_status kiln_sequential_create(kiln_runtime* rt, kiln_module** out);
+/* Appends `child` (the container takes its own reference). `name` may be
+ * NULL: the child is then named by its index ("0", "1", ...). */
+KILN_API kiln_status kiln_sequential_append(kiln_module* sequential, const char* name, kiln_module* child);
+
+/* A graph of named nodes, for skip connections and several inputs: its
+ * inputs are named; each node is a module whose inputs are graph inputs or
+ * earlier nodes ("name" for output 0, "name:k" for output k). Nodes run in
+ * the order added. */
+KILN_API kiln_status kiln_graph_create(kiln_runtime* rt, const char* const* input_names, size_t n_inputs,
+                                       kiln_module** out);
+KILN_API kiln_status kiln_graph_add(kiln_module* graph, const char* name, kiln_module* node,
+                                    const char* const* inputs, size_t n_inputs);
+/* The graph's outputs, in order (default: the last node's outputs). */
+KILN_API kiln_status kiln_graph_set_outputs(kiln_module* graph, const char* const* names, size_t n_names);
+
+KILN_API void kiln_module_retain(kiln_module* m);
+KILN_API void kiln_module_release(kiln_module* m);
+
+/* Infers the shapes through the model for inputs shaped like `inputs`,
+ * running each layer once without recording gradients, in eval mode. A layer
+ * that does not fit fails with its name, index, type, input shapes and the
+ * reason. Writes up to `max_outputs` output descriptions. */
+KILN_API kiln_status kiln_module_build(kiln_module* m, const kiln_tensor_desc* inputs, size_t n_inputs,
+                                       kiln_tensor_desc* outputs, size_t max_outputs, size_t* n_outputs);
+
+/* Runs the module. Same output rules as kiln_op_call. */
+KILN_API kiln_status kiln_module_forward(kiln_module* m, kiln_tensor* const* inputs, size_t n_inputs,
+                                         kiln_tensor** outputs, size_t max_outputs, size_t* n_outputs);
+KILN_API kiln_status kiln_module_forward1(kiln_module* m, kiln_tensor* const* inputs, size_t n_inputs,
+                                          kiln_tensor** out);
+
+/* Train mode (the default) or eval mode, for the module and all it contains. */
+KILN_API kiln_status kiln_module_set_training(kiln_module* m, int training);
+KILN_API kiln_status kiln_module_training(const kiln_module* m, int* out);
+
+/* The type name ("Linear", "Sequential", "Graph", "op:add"); valid while `m` lives. */
+KILN_API kiln_status kiln_module_type(const kiln_module* m, const char** out);
+
+/* Parameters and buffers of the module and everything in it, in a fixed
+ * order, with dotted names ("0.weight", "block.attn.q.bias"). *name is valid
+ * while `m` lives; *out receives a new reference on the tensor itself (not a
+ * copy): writing into it changes the module. */
+KILN_API kiln_status kiln_module_parameter_count(const kiln_module* m, size_t* out);
+KILN_API kiln_status kiln_module_parameter(const kiln_module* m, size_t index, const char** name, kiln_tensor** out);
+KILN_API kiln_status kiln_module_buffer_count(const kiln_module* m, size_t* out);
+KILN_API kiln_status kiln_module_buffer(const kiln_module* m, size_t index, const char** name, kiln_tensor** out);
+
+/* Moves every parameter and buffer to a device, or casts the floating ones
+ * to a floating dtype. Handles obtained before keep pointing at the module's
+ * tensors, which now hold the moved data; gradients are dropped. */
+KILN_API kiln_status kiln_module_to(kiln_module* m, kiln_device_type device, int device_index);
+KILN_API kiln_status kiln_module_cast(kiln_module* m, kiln_dtype dtype);
+
+/* ---- optimizers and learning-rate schedules ------------------------------------------- */
+
+/* An optimizer of a registered type ("SGD", "Adam", ...) over `params`, the
+ * first parameter group, with hyper-parameters `hyper` (names and defaults
+ * per type; "lr" in every one). */
+KILN_API kiln_status kiln_optimizer_create(kiln_runtime* rt, const char* type, kiln_tensor* const* params,
+                                           size_t n_params, const kiln_attr* hyper, size_t n_hyper,
+                                           kiln_optimizer** out);
+/* Another parameter group: hyper-parameters not given take the values given
+ * at creation. A parameter may belong to one group only. */
+KILN_API kiln_status kiln_optimizer_add_group(kiln_optimizer* opt, kiln_tensor* const* params, size_t n_params,
+                                              const kiln_attr* hyper, size_t n_hyper);
+KILN_API void kiln_optimizer_retain(kiln_optimizer* opt);
+KILN_API void kiln_optimizer_release(kiln_optimizer* opt);
+
+/* One update of every parameter that has a gradient (parameters without
+ * one are skipped and their state is left as it is). Runs without
+ * recording gradients. */
+KILN_API kiln_status kiln_optimizer_step(kiln_optimizer* opt);
+/* Drops every parameter's gradient. */
+KILN_API kiln_status kiln_optimizer_zero_grad(kiln_optimizer* opt);
+
+KILN_API kiln_status kiln_optimizer_group_count(const kiln_optimizer* opt, size_t* out);
+/* A group's hyper-parameter by name ("lr", "weight_decay", ...): numbers only. */
+KILN_API kiln_status kiln_optimizer_get_hyper(const kiln_optimizer* opt, size_t group, const char* name, double* out);
+KILN_API kiln_status kiln_optimizer_set_hyper(kiln_optimizer* opt, size_t group, const char* name, double value);
+/* Steps taken (kiln_optimizer_step calls). */
+KILN_API kiln_status kiln_optimizer_step_count(const kiln_optimizer* opt, int64_t* out);
+
+/* The state as named tensors: "step" (an i64 scalar), and
+ * "<parameter index>.<name>" for each parameter's state ("0.exp_avg").
+ * *name is valid until the next step or load; *out is a new reference on a
+ * copy. kiln_optimizer_state_load takes such a list back (from the same
+ * optimizer type over parameters of the same shapes): every entry must be
+ * present and fit, or nothing is changed. */
+KILN_API kiln_status kiln_optimizer_state_count(const kiln_optimizer* opt, size_t* out);
+KILN_API kiln_status kiln_optimizer_state_get(const kiln_optimizer* opt, size_t index, const char** name,
+                                              kiln_tensor** out);
+KILN_API kiln_status kiln_optimizer_state_load(kiln_optimizer* opt, const char* const* names,
+                                               kiln_tensor* const* tensors, size_t n);
+
+/* A learning-rate schedule of a registered type ("step", "cosine", ...). */
+KILN_API kiln_status kiln_lr_schedule_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                             size_t n_config, kiln_lr_schedule** out);
+KILN_API void kiln_lr_schedule_release(kiln_lr_schedule* s);
+/* The learning rate at `step` (0 is the first) for a base rate `base_lr`. */
+KILN_API kiln_status kiln_lr_schedule_lr(const kiln_lr_schedule* s, int64_t step, double base_lr, double* out);
+
+/* ---- data sources, examples and transforms ------------------------------------------------ */
+
+/* An example: named CPU tensors ("input", "target", ...). */
+KILN_API kiln_status kiln_example_create(kiln_runtime* rt, kiln_example** out);
+KILN_API void kiln_example_release(kiln_example* ex);
+/* Sets (or replaces) the field `name`; the example takes its own reference. */
+KILN_API kiln_status kiln_example_set(kiln_example* ex, const char* name, kiln_tensor* t);
+/* A new reference on the field `name`; KILN_ERR_NOT_FOUND when it has none. */
+KILN_API kiln_status kiln_example_get(const kiln_example* ex, const char* name, kiln_tensor** out);
+KILN_API kiln_status kiln_example_field_count(const kiln_example* ex, size_t* out);
+/* *name is valid until the example changes or is released. */
+KILN_API kiln_status kiln_example_field(const kiln_example* ex, size_t index, const char** name, kiln_tensor** out);
+
+/* A data source of a registered type ("idx", "cifar10", "npy", "csv",
+ * "tensors", "synthetic"); it reads or checks its files when created, so a
+ * missing, truncated or malformed file fails here with the reason. */
+KILN_API kiln_status kiln_data_source_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                             size_t n_config, kiln_data_source** out);
+KILN_API void kiln_data_source_release(kiln_data_source* src);
+KILN_API kiln_status kiln_data_source_length(const kiln_data_source* src, int64_t* out);
+/* Example `index` (0 <= index < length) as a new example. Safe to call from
+ * several threads at once. */
+KILN_API kiln_status kiln_data_source_get(const kiln_data_source* src, int64_t index, kiln_example** out);
+
+/* A transform of a registered type ("to_float", "normalize", "random_crop",
+ * "random_hflip", "one_hot"). */
+KILN_API kiln_status kiln_transform_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                           size_t n_config, kiln_transform** out);
+KILN_API void kiln_transform_release(kiln_transform* tr);
+/* Transforms `ex` in place. Random transforms draw from `seed` only, so an
+ * example gets the same result for the same seed on any thread. */
+KILN_API kiln_status kiln_transform_apply(const kiln_transform* tr, kiln_example* ex, uint64_t seed);
+
+/* ---- parallel strategies ---------------------------------------------------------------- */
+
+/* A strategy of a registered type ("single": one process, nothing to do). */
+KILN_API kiln_status kiln_strategy_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                          size_t n_config, kiln_strategy** out);
+KILN_API void kiln_strategy_release(kiln_strategy* s);
+KILN_API kiln_status kiln_strategy_rank(const kiln_strategy* s, int* rank, int* world_size);
+/* Called after backward and before the optimizer step: makes the
+ * gradients of `params` agree across the processes of the strategy. */
+KILN_API kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const* params, size_t n_params);
+
 
 #ifdef __cplusplus
 } /* extern "C" */

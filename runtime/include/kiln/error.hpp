@@ -23,6 +23,7 @@ enum class Status : int {
   unsupported = 8,
   io = 9,
   internal = 10,
+  plugin_refused = 11,
 };
 
 const char* status_name(Status s);

@@ -30,15 +30,18 @@ const OpDef* OpRegistry::find(std::string_view name) const {
 
 const OpDef& OpRegistry::get(std::string_view name) const {
   if (const OpDef* op = find(name)) return *op;
-  // Suggest registered names sharing a prefix, so a typo is easy to spot.
+  throw_error(Status::not_found, str_cat("unknown op '", name, "'", close_matches(name, names())));
+}
+
+std::string close_matches(std::string_view name, const std::vector<std::string>& candidates) {
   std::string hint;
-  for (const std::string& n : names()) {
+  for (const std::string& n : candidates) {
     if (!name.empty() && n.compare(0, std::min<size_t>(3, name.size()), name.substr(0, 3)) == 0) {
       hint += hint.empty() ? "; did you mean: " : ", ";
       hint += n;
     }
   }
-  throw_error(Status::not_found, str_cat("unknown op '", name, "'", hint));
+  return hint;
 }
 
 void OpRegistry::set_kernel(std::string_view op, DeviceType device, DType dtype, KernelFn fn) {

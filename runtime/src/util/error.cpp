@@ -15,6 +15,7 @@ const char* status_name(Status s) {
     case Status::unsupported: return "unsupported";
     case Status::io: return "i/o error";
     case Status::internal: return "internal error";
+    case Status::plugin_refused: return "plugin refused";
   }
   return "unknown status";
 }

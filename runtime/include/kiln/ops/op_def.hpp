@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -96,6 +97,10 @@ struct OpDef {
   bool saves_inputs = true;
   bool saves_outputs = true;
   std::array<std::array<KernelFn, kNumDTypes>, kNumDeviceTypes> kernels{};
+  // What the functions above need beyond the definition, for ops defined
+  // outside the runtime (a plugin's struct and a reference on its library):
+  // they read it through the OpDef they are given. Null for built-in ops.
+  std::shared_ptr<const void> extension;
 
   KernelFn kernel(DeviceType device, DType dtype) const {
     return kernels[size_t(device)][size_t(dtype)];

@@ -14,6 +14,10 @@
 
 namespace kiln {
 
+// "; did you mean: a, b" listing the `candidates` that start like `name`
+// (a typo is then easy to spot), or "" when none does.
+std::string close_matches(std::string_view name, const std::vector<std::string>& candidates);
+
 class OpRegistry {
  public:
   // Takes the definition; throws if the name is taken or the schema is malformed.

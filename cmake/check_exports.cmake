@@ -1,6 +1,11 @@
-# Fails unless the shared library LIBRARY exports nothing but kiln_* symbols
-# (symbols the linker defines itself are ignored). Run with
-#   cmake -DNM=<nm> -DLIBRARY=<libkiln.so> -P check_exports.cmake
+# Fails unless the shared library LIBRARY exports nothing but symbols that
+# match the regular expression ALLOWED (default ^kiln_: the C API; a plugin
+# passes ^kiln_plugin_entry$), ignoring symbols the linker defines itself.
+# Run with
+#   cmake -DNM=<nm> -DLIBRARY=<lib.so> [-DALLOWED=<regex>] -P check_exports.cmake
+if(NOT DEFINED ALLOWED)
+  set(ALLOWED "^kiln_")
+endif()
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
                 OUTPUT_VARIABLE listing ERROR_VARIABLE errors RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -16,7 +21,7 @@ foreach(line IN LISTS lines)
     continue()
   endif()
   set(symbol "${CMAKE_MATCH_1}")
-  if(symbol MATCHES "^kiln_")
+  if(symbol MATCHES "${ALLOWED}")
     math(EXPR api_count "${api_count} + 1")
   elseif(NOT symbol IN_LIST linker_defined)
     string(APPEND offenders "  ${line}\n")
@@ -24,9 +29,9 @@ foreach(line IN LISTS lines)
 endforeach()
 
 if(offenders)
-  message(FATAL_ERROR "${LIBRARY} exports symbols outside the C API:\n${offenders}")
+  message(FATAL_ERROR "${LIBRARY} exports symbols other than ${ALLOWED}:\n${offenders}")
 endif()
 if(api_count EQUAL 0)
-  message(FATAL_ERROR "${LIBRARY} exports no kiln_* symbol at all")
+  message(FATAL_ERROR "${LIBRARY} exports no symbol matching ${ALLOWED}")
 endif()
-message(STATUS "${LIBRARY}: ${api_count} kiln_* symbols, nothing else")
+message(STATUS "${LIBRARY}: ${api_count} symbols matching ${ALLOWED}, nothing else")

@@ -1,0 +1,98 @@
+// The optimizer step: each parameter with a gradient gets its state made on
+// first use (the type's init_state, through host::optimizer_add_state) and
+// is then updated by the type's update callback, with recording off.
+#include <algorithm>
+#include <string>
+
+#include "guard.hpp"
+#include "handles.hpp"
+#include "kiln/autograd/grad_mode.hpp"
+#include "kiln/error.hpp"
+#include "optim/callback_status.hpp"
+#include "optim/optimizer_handle.hpp"
+#include "plugin/host_callbacks.hpp"
+
+using kiln::Status;
+using kiln::abi::guarded;
+
+// What host->optimizer_add_state receives: the state being made.
+struct kiln_optimizer_state_init {
+  kiln_runtime* runtime;
+  const std::string& who;
+  kiln::abi::ParameterState& state;
+};
+
+namespace kiln::abi {
+
+kiln_status host::optimizer_add_state(kiln_optimizer_state_init* init, const char* name, kiln_tensor* t) {
+  KILN_REQUIRE(init, name, t);
+  return guarded(__func__, [&] {
+    const std::string_view n(name);
+    KILN_CHECK(!n.empty() && n != "step", Status::invalid_argument, init->who, ": a state tensor cannot be named '", n,
+               "' (empty, or the name of the parameter's step count)");
+    auto& names = init->state.names;
+    KILN_CHECK(std::find(names.begin(), names.end(), n) == names.end(), Status::invalid_argument, init->who,
+               ": state '", n, "' was added twice");
+    check_owner(init->runtime, t, "t");
+    names.emplace_back(n);
+    init->state.tensors.retain(t);
+  });
+}
+
+ParameterState make_parameter_state(const kiln_optimizer& opt, const OptimizedParameter& param) {
+  ParameterState state;
+  kiln_optimizer_state_init init{opt.runtime, opt.who(), state};
+  const Config& hyper = opt.groups[param.group];
+  const kiln_optimizer_type& t = opt.type->type;
+  if (t.init_state) check_callback(t.init_state(t.user, &init, param.handle[0], hyper.data(), hyper.size()), opt.who());
+  return state;
+}
+
+}  // namespace kiln::abi
+
+namespace {
+
+// One update of parameter `index`, which has the gradient `grad`. The
+// parameter's step count only advances when the update succeeds.
+void update_parameter(kiln_optimizer& opt, size_t index, kiln::Tensor grad) {
+  kiln::abi::OptimizedParameter& p = opt.params[index];
+  if (!p.has_state) {
+    p.state = kiln::abi::make_parameter_state(opt, p);
+    p.has_state = true;
+    kiln::abi::rebuild_state_listing(opt);
+  }
+  kiln::abi::OwnedTensors grad_handle;
+  grad_handle.adopt(kiln::abi::new_handle(opt.runtime, std::move(grad)));
+  const kiln::abi::Config& hyper = opt.groups[p.group];
+  const kiln_optimizer_update call{
+      sizeof(kiln_optimizer_update), opt.runtime,  p.handle[0],  grad_handle[0], p.state.tensors.data(),
+      p.state.tensors.size(),        hyper.data(), hyper.size(), p.steps + 1};
+  const kiln_optimizer_type& t = opt.type->type;
+  KILN_CHECK(t.update != nullptr, Status::unsupported, opt.who(), " has no update function");
+  kiln::abi::check_callback(t.update(t.user, &call), kiln::str_cat(opt.who(), ", parameter ", index));
+  ++p.steps;
+}
+
+}  // namespace
+
+extern "C" {
+
+kiln_status kiln_optimizer_step(kiln_optimizer* opt) {
+  KILN_REQUIRE(opt);
+  return guarded(__func__, [&] {
+    kiln::NoGradGuard no_grad(opt->runtime->runtime);
+    for (size_t i = 0; i < opt->params.size(); ++i) {
+      kiln::Tensor grad = opt->params[i].handle[0]->tensor.grad();
+      if (grad.defined()) update_parameter(*opt, i, std::move(grad));
+    }
+    ++opt->steps;
+  });
+}
+
+kiln_status kiln_optimizer_zero_grad(kiln_optimizer* opt) {
+  KILN_REQUIRE(opt);
+  for (auto& p : opt->params) p.handle[0]->tensor.set_grad(kiln::Tensor());
+  return KILN_OK;
+}
+
+}  // extern "C"
