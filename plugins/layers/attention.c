@@ -1,0 +1,284 @@
+/* MultiHeadAttention(embed_dim, num_heads, bias = true, causal = false,
+ * dropout = 0): scaled dot-product attention over num_heads heads of
+ * embed_dim / num_heads features, batch first. Inputs: x [N, L, E] for
+ * self-attention, or query [N, L, E], key [N, S, E], value [N, S, E].
+ * Output [N, L, E]:
+ *
+ *   q, k, v = x Wq^T + bq, ..., split into heads [N, H, L, D]
+ *   a = softmax(q k^T / sqrt(D) + mask) (dropout on a in train mode)
+ *   out = (a v, heads merged) Wo^T + bo
+ *
+ * With causal, position t attends to positions s <= t only (the mask is
+ * -inf above the diagonal). The projections are Linear children q_proj,
+ * k_proj, v_proj and out_proj, initialised as in PyTorch: the q/k/v
+ * weights xavier_uniform, out_proj.weight Linear's default, biases zero. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "dropout.h"
+#include "host.h"
+#include "layers.h"
+#include "attention.h"
+#include "child.h"
+
+enum { EMBED_DIM, NUM_HEADS, BIAS, CAUSAL, DROPOUT, N_CONFIG };
+
+static const kiln_attr_spec config[N_CONFIG] = {
+    [EMBED_DIM] = {{"embed_dim", KILN_ATTR_INT, {.i = 0}}, 1, "features E of the inputs and the output"},
+    [NUM_HEADS] = {{"num_heads", KILN_ATTR_INT, {.i = 0}}, 1, "heads; must divide embed_dim"},
+    [BIAS] = {{"bias", KILN_ATTR_BOOL, {.b = 1}}, 0, "learn biases in the projections"},
+    [CAUSAL] = {{"causal", KILN_ATTR_BOOL, {.b = 0}}, 0, "position t attends to positions <= t only"},
+    [DROPOUT] = {{"dropout", KILN_ATTR_FLOAT, {.f = 0.0}}, 0, "dropout on the attention weights in train mode"},
+};
+
+enum { OP_RESHAPE, OP_PERMUTE, OP_TRANSPOSE, OP_MATMUL, OP_MUL_SCALAR, OP_ADD, OP_SOFTMAX, OP_DROPOUT, N_OPS };
+static const char* const op_names[N_OPS] = {"reshape", "permute", "transpose", "matmul",
+                                            "mul_scalar", "add", "softmax", "dropout"};
+
+/* The causal mask [L, S] of the last call, in its dtype and on its device. */
+typedef struct causal_mask {
+  kiln_tensor* tensor;
+  int64_t l, s;
+  kiln_dtype dtype;
+  kiln_device_type device;
+  int device_index;
+} causal_mask;
+
+typedef struct attention_state {
+  int64_t embed_dim, num_heads, head_dim;
+  int causal;
+  double dropout;
+  const kiln_op* ops[N_OPS];
+  kiln_module *q_proj, *k_proj, *v_proj, *out_proj; /* Linear children */
+  causal_mask mask;
+} attention_state;
+
+static void attention_destroy(void* state) {
+  attention_state* s = state;
+  kl_host.module_release(s->q_proj);
+  kl_host.module_release(s->k_proj);
+  kl_host.module_release(s->v_proj);
+  kl_host.module_release(s->out_proj);
+  kl_host.tensor_release(s->mask.tensor);
+  free(s);
+}
+
+kiln_status kl_check_attention_config(const char* layer, const kiln_attr* embed_dim, const kiln_attr* num_heads,
+                                      const kiln_attr* dropout) {
+  kiln_status st;
+  if ((st = kl_check_int_min(layer, embed_dim, 1)) != KILN_OK) return st;
+  if ((st = kl_check_int_min(layer, num_heads, 1)) != KILN_OK) return st;
+  if ((st = kl_check_float_range(layer, dropout, 0.0, 1.0, 1)) != KILN_OK) return st;
+  return kl_check_divisible(layer, embed_dim, num_heads);
+}
+
+/* q_proj, k_proj, v_proj: Linear(E, E) with xavier_uniform weights;
+ * out_proj: Linear's default weight; all biases zero. */
+static kiln_status add_projections(attention_state* s, kiln_layer_init* init, int64_t e, int bias) {
+  kiln_attr in_proj[5], out_proj[4];
+  kiln_status st;
+  in_proj[0] = kiln_attr_int("in_features", e);
+  in_proj[1] = kiln_attr_int("out_features", e);
+  in_proj[2] = kiln_attr_bool("bias", bias);
+  in_proj[3] = kiln_attr_string("bias_init", "zeros");
+  in_proj[4] = kiln_attr_string("init", "xavier_uniform");
+  memcpy(out_proj, in_proj, sizeof out_proj);
+  if ((st = kl_add_child(init, "q_proj", "Linear", in_proj, 5, &s->q_proj)) != KILN_OK) return st;
+  if ((st = kl_add_child(init, "k_proj", "Linear", in_proj, 5, &s->k_proj)) != KILN_OK) return st;
+  if ((st = kl_add_child(init, "v_proj", "Linear", in_proj, 5, &s->v_proj)) != KILN_OK) return st;
+  return kl_add_child(init, "out_proj", "Linear", out_proj, 4, &s->out_proj);
+}
+
+static kiln_status attention_create(void* user, kiln_layer_init* init, const kiln_attr* cfg, size_t n_config,
+                                    void** state) {
+  const char* layer = "MultiHeadAttention";
+  kiln_runtime* rt = kl_host.layer_init_runtime(init);
+  const int64_t e = cfg[EMBED_DIM].value.i, h = cfg[NUM_HEADS].value.i;
+  const int bias = cfg[BIAS].value.b;
+  attention_state* s;
+  int i;
+  kiln_status st;
+  (void)user;
+  (void)n_config;
+  if ((st = kl_check_attention_config(layer, &cfg[EMBED_DIM], &cfg[NUM_HEADS], &cfg[DROPOUT])) != KILN_OK) return st;
+  s = calloc(1, sizeof *s);
+  if (!s) return kl_fail(KILN_ERR_OUT_OF_MEMORY, "%s: no memory for its state", layer);
+  s->embed_dim = e;
+  s->num_heads = h;
+  s->head_dim = e / h;
+  s->causal = cfg[CAUSAL].value.b;
+  s->dropout = cfg[DROPOUT].value.f;
+  for (i = 0, st = KILN_OK; st == KILN_OK && i < N_OPS; ++i) st = kl_host.op_find(rt, op_names[i], &s->ops[i]);
+  if (st == KILN_OK) st = add_projections(s, init, e, bias);
+  if (st != KILN_OK) {
+    attention_destroy(s);
+    return st;
+  }
+  *state = s;
+  return KILN_OK;
+}
+
+/* query [N, L, E], key and value [N, S, E]; writes N, L and S. */
+static kiln_status check_inputs(const attention_state* s, kiln_tensor* const* qkv, int64_t* n, int64_t* l,
+                                int64_t* len_s) {
+  static const char* const names[3] = {"query", "key", "value"};
+  kiln_tensor_desc d[3];
+  int i;
+  for (i = 0; i < 3; ++i) {
+    const kiln_status st = kl_host.tensor_describe(qkv[i], &d[i]);
+    if (st != KILN_OK) return st;
+    if (d[i].rank != 3 || d[i].dims[2] != s->embed_dim)
+      return kl_fail(KILN_ERR_SHAPE_MISMATCH,
+                     "MultiHeadAttention: %s must be [N, length, embed_dim = %lld] (batch first), got rank %d with "
+                     "last dim %lld",
+                     names[i], (long long)s->embed_dim, d[i].rank, (long long)(d[i].rank ? d[i].dims[d[i].rank - 1] : 0));
+  }
+  if (d[1].dims[0] != d[0].dims[0] || d[2].dims[0] != d[0].dims[0] || d[2].dims[1] != d[1].dims[1])
+    return kl_fail(KILN_ERR_SHAPE_MISMATCH,
+                   "MultiHeadAttention: query [%lld, %lld, E], key [%lld, %lld, E] and value [%lld, %lld, E] must "
+                   "share N, and key and value their length",
+                   (long long)d[0].dims[0], (long long)d[0].dims[1], (long long)d[1].dims[0], (long long)d[1].dims[1],
+                   (long long)d[2].dims[0], (long long)d[2].dims[1]);
+  *n = d[0].dims[0];
+  *l = d[0].dims[1];
+  *len_s = d[1].dims[1];
+  return KILN_OK;
+}
+
+/* x [N, len, E] -> [N, H, len, D]. */
+static kiln_status split_heads(kl_scratch* sc, const attention_state* s, kiln_tensor* x, int64_t n, int64_t len,
+                               kiln_tensor** out) {
+  const int64_t shape[4] = {n, len, s->num_heads, s->head_dim};
+  static const int64_t swap[4] = {0, 2, 1, 3};
+  kiln_attr reshape = kiln_attr_ints("shape", shape, 4), permute = kiln_attr_ints("dims", swap, 4);
+  kiln_tensor* split = NULL;
+  const kiln_status st = kl_call(sc, s->ops[OP_RESHAPE], &x, 1, &reshape, 1, &split);
+  return st != KILN_OK ? st : kl_call(sc, s->ops[OP_PERMUTE], &split, 1, &permute, 1, out);
+}
+
+/* x [N, H, L, D] -> [N, L, E]. */
+static kiln_status merge_heads(kl_scratch* sc, const attention_state* s, kiln_tensor* x, int64_t n, int64_t l,
+                               kiln_tensor** out) {
+  const int64_t shape[3] = {n, l, s->embed_dim};
+  static const int64_t swap[4] = {0, 2, 1, 3};
+  kiln_attr reshape = kiln_attr_ints("shape", shape, 3), permute = kiln_attr_ints("dims", swap, 4);
+  kiln_tensor* merged = NULL;
+  const kiln_status st = kl_call(sc, s->ops[OP_PERMUTE], &x, 1, &permute, 1, &merged);
+  return st != KILN_OK ? st : kl_call(sc, s->ops[OP_RESHAPE], &merged, 1, &reshape, 1, out);
+}
+
+/* The [L, S] mask (0 where s <= t, -inf above the diagonal) in the dtype and
+ * on the device of `like`; kept for the next call of the same size. */
+static kiln_status causal_mask_for(attention_state* s, kiln_runtime* rt, kiln_tensor* like, int64_t l, int64_t len_s,
+                                   kiln_tensor** out) {
+  const int64_t shape[2] = {l, len_s};
+  causal_mask* m = &s->mask;
+  kiln_tensor_desc d;
+  kiln_device_type device;
+  int index = 0;
+  double* values;
+  kiln_tensor *host_mask = NULL, *mask = NULL;
+  int64_t t, j;
+  kiln_status st = kl_host.tensor_describe(like, &d);
+  if (st == KILN_OK) st = kl_host.tensor_device(like, &device, &index);
+  if (st != KILN_OK) return st;
+  if (m->tensor && m->l == l && m->s == len_s && m->dtype == d.dtype && m->device == device &&
+      m->device_index == index) {
+    *out = m->tensor;
+    return KILN_OK;
+  }
+  values = malloc((size_t)(l * len_s) * sizeof *values);
+  if (!values) return kl_fail(KILN_ERR_OUT_OF_MEMORY, "MultiHeadAttention: no memory for a %lldx%lld causal mask",
+                              (long long)l, (long long)len_s);
+  for (t = 0; t < l; ++t)
+    for (j = 0; j < len_s; ++j) values[t * len_s + j] = j <= t ? 0.0 : -INFINITY;
+  st = kl_host.tensor_from_data(rt, values, (size_t)(l * len_s) * sizeof *values, shape, 2, KILN_F64, &host_mask);
+  free(values);
+  if (st == KILN_OK) st = kl_host.tensor_empty(rt, shape, 2, d.dtype, device, index, &mask);
+  if (st == KILN_OK) st = kl_host.tensor_assign(mask, host_mask);
+  kl_host.tensor_release(host_mask);
+  if (st != KILN_OK) {
+    kl_host.tensor_release(mask);
+    return st;
+  }
+  kl_host.tensor_release(m->tensor);
+  m->tensor = mask;
+  m->l = l;
+  m->s = len_s;
+  m->dtype = d.dtype;
+  m->device = device;
+  m->device_index = index;
+  *out = mask;
+  return KILN_OK;
+}
+
+static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
+  attention_state* s = state;
+  kiln_tensor* const* qkv = call->inputs;
+  kiln_tensor* self[3];
+  kl_scratch sc;
+  kiln_tensor *q = NULL, *k = NULL, *v = NULL, *qh = NULL, *kh = NULL, *vh = NULL, *kt = NULL;
+  kiln_tensor *scores = NULL, *weights = NULL, *context = NULL, *merged = NULL, *y = NULL, *mask = NULL;
+  kiln_tensor* pair[2];
+  kiln_attr attr;
+  int64_t n = 0, l = 0, len_s = 0;
+  kiln_status st;
+  kl_scratch_init(&sc, call->runtime);
+  if (call->n_inputs == 1) {
+    self[0] = self[1] = self[2] = call->inputs[0];
+    qkv = self;
+  } else if (call->n_inputs != 3) {
+    st = kl_fail(KILN_ERR_INVALID_ARGUMENT,
+                 "MultiHeadAttention takes 1 input (self-attention) or 3 (query, key, value), got %zu",
+                 call->n_inputs);
+    goto done;
+  }
+  KL_TRY(check_inputs(s, qkv, &n, &l, &len_s));
+  KL_TRY(kl_forward_child(&sc, s->q_proj, qkv[0], &q));
+  KL_TRY(kl_forward_child(&sc, s->k_proj, qkv[1], &k));
+  KL_TRY(kl_forward_child(&sc, s->v_proj, qkv[2], &v));
+  /* Scaling q (N L E values) is cheaper than scaling the scores (N H L S). */
+  attr = kiln_attr_float("value", 1.0 / sqrt((double)s->head_dim));
+  KL_TRY(kl_call(&sc, s->ops[OP_MUL_SCALAR], &q, 1, &attr, 1, &q));
+  KL_TRY(split_heads(&sc, s, q, n, l, &qh));
+  KL_TRY(split_heads(&sc, s, k, n, len_s, &kh));
+  KL_TRY(split_heads(&sc, s, v, n, len_s, &vh));
+  {
+    kiln_attr swap[2];
+    swap[0] = kiln_attr_int("dim0", -2);
+    swap[1] = kiln_attr_int("dim1", -1);
+    KL_TRY(kl_call(&sc, s->ops[OP_TRANSPOSE], &kh, 1, swap, 2, &kt));
+  }
+  pair[0] = qh;
+  pair[1] = kt;
+  KL_TRY(kl_call(&sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &scores));
+  if (s->causal) {
+    KL_TRY(causal_mask_for(s, call->runtime, scores, l, len_s, &mask));
+    pair[0] = scores;
+    pair[1] = mask;
+    KL_TRY(kl_call(&sc, s->ops[OP_ADD], pair, 2, NULL, 0, &scores));
+  }
+  attr = kiln_attr_int("dim", -1);
+  KL_TRY(kl_call(&sc, s->ops[OP_SOFTMAX], &scores, 1, &attr, 1, &weights));
+  KL_TRY(kl_dropout_apply(&sc, s->ops[OP_DROPOUT], weights, s->dropout, call->training, &weights));
+  pair[0] = weights;
+  pair[1] = vh;
+  KL_TRY(kl_call(&sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &context));
+  KL_TRY(merge_heads(&sc, s, context, n, l, &merged));
+  KL_TRY(kl_forward_child(&sc, s->out_proj, merged, &y));
+done:
+  return kl_scratch_finish(&sc, st, y, &call->outputs[0]);
+}
+
+kiln_status kl_register_attention(kiln_registrar* registrar) {
+  const kiln_layer_type type = {.size = sizeof(kiln_layer_type),
+                                .name = "MultiHeadAttention",
+                                .config = config,
+                                .n_config = N_CONFIG,
+                                .create = attention_create,
+                                .forward = attention_forward,
+                                .destroy = attention_destroy};
+  return kl_host.register_layer(registrar, &type);
+}
