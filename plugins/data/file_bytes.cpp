@@ -1,0 +1,55 @@
+// Reading files, plain or gzip-compressed.
+#include "file_bytes.hpp"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "support.hpp"
+
+namespace kiln_data {
+namespace {
+
+bool is_gzip(const Bytes& bytes) { return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b; }
+
+Bytes gunzip(const Bytes& compressed, const std::string& path, const char* role) {
+  z_stream stream{};
+  // 16 + MAX_WBITS: a gzip wrapper, not a raw zlib stream.
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) fail(KILN_ERR_OUT_OF_MEMORY, "cannot start zlib for ", path);
+  std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&stream, inflateEnd);
+  stream.next_in = const_cast<Bytef*>(compressed.data());
+  stream.avail_in = uInt(compressed.size());
+  Bytes out(compressed.size() * 4 + 1024);
+  for (;;) {
+    if (stream.total_out == out.size()) out.resize(out.size() * 2);
+    stream.next_out = out.data() + stream.total_out;
+    stream.avail_out = uInt(out.size() - stream.total_out);
+    const int rc = inflate(&stream, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) break;
+    if (rc == Z_OK || (rc == Z_BUF_ERROR && stream.avail_out == 0)) continue;
+    if (rc == Z_BUF_ERROR)
+      fail(KILN_ERR_IO, role, " '", path, "' is a truncated gzip file: the compressed stream ends after ",
+           compressed.size(), " bytes without its end marker");
+    fail(KILN_ERR_IO, role, " '", path, "' is a corrupt gzip file: ", stream.msg ? stream.msg : "inflate failed");
+  }
+  out.resize(stream.total_out);
+  return out;
+}
+
+}  // namespace
+
+Bytes read_file(const std::string& path, const char* role) {
+  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) fail(KILN_ERR_IO, "cannot open ", role, " '", path, "': ", std::strerror(errno));
+  Bytes bytes;
+  unsigned char chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+  if (std::ferror(file.get())) fail(KILN_ERR_IO, "cannot read ", role, " '", path, "': ", std::strerror(errno));
+  return is_gzip(bytes) ? gunzip(bytes, path, role) : bytes;
+}
+
+}  // namespace kiln_data
