@@ -4,30 +4,16 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "kiln/error.hpp"
-#include "plugin/plugin_call.hpp"
+#include "plugin/plugin_object.hpp"
 
 using kiln::abi::guarded;
 
 struct kiln_strategy {
-  kiln_strategy(kiln_runtime* rt, std::shared_ptr<const kiln::abi::StrategyEntry> entry)
-      : runtime(rt), type(std::move(entry)) {
-    kiln_runtime_retain(rt);
-  }
-  ~kiln_strategy() {
-    if (state && type->type.destroy) type->type.destroy(state);
-    kiln_runtime_release(runtime);
-  }
-  kiln_strategy(const kiln_strategy&) = delete;
-  kiln_strategy& operator=(const kiln_strategy&) = delete;
+  kiln_strategy(kiln_runtime* rt, std::shared_ptr<const kiln::abi::StrategyEntry> entry, const kiln_attr* config,
+                size_t n_config)
+      : object(rt, std::move(entry), config, n_config, "strategy") {}
 
-  void check(kiln_status status, const char* callback) const {
-    kiln::abi::check_plugin_call(status, kiln::str_cat("strategy '", type->name, "'"), type->plugin_name, callback);
-  }
-
-  kiln_runtime* runtime;
-  std::shared_ptr<const kiln::abi::StrategyEntry> type;
-  kiln::abi::Config config;
-  void* state = nullptr;
+  kiln::abi::PluginObject<kiln::abi::StrategyEntry> object;
 };
 
 extern "C" {
@@ -36,11 +22,7 @@ kiln_status kiln_strategy_create(kiln_runtime* rt, const char* type, const kiln_
                                  kiln_strategy** out) {
   KILN_REQUIRE(rt, type, out);
   return guarded(__func__, [&] {
-    auto s = std::make_unique<kiln_strategy>(rt, rt->plugins.strategy(type));
-    s->config = s->type->schema.make(config, n_config);
-    const kiln_strategy_type& t = s->type->type;
-    s->check(t.create(t.user, rt, s->config.data(), s->config.size(), &s->state), "create");
-    *out = s.release();
+    *out = new kiln_strategy(rt, rt->plugins.strategy(type), config, n_config);
   });
 }
 
@@ -50,9 +32,10 @@ kiln_status kiln_strategy_rank(const kiln_strategy* s, int* rank, int* world_siz
   KILN_REQUIRE(s, rank, world_size);
   return guarded(__func__, [&] {
     int r = 0, w = 0;
-    s->check(s->type->type.rank(s->state, &r, &w), "rank");
-    KILN_CHECK(w >= 1 && r >= 0 && r < w, kiln::Status::internal, "strategy '", s->type->name, "' of plugin '",
-               s->type->plugin_name, "' reported rank ", r, " of ", w, " processes");
+    const kiln::abi::PluginObject<kiln::abi::StrategyEntry>& object = s->object;
+    object.check(object.type().rank(object.state(), &r, &w));
+    KILN_CHECK(w >= 1 && r >= 0 && r < w, kiln::Status::internal, "strategy '", object.entry().name, "' of plugin '",
+               object.entry().plugin_name, "' reported rank ", r, " of ", w, " processes");
     *rank = r;
     *world_size = w;
   });
@@ -65,9 +48,9 @@ kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const*
                " entries");
     for (size_t i = 0; i < n_params; ++i) {
       KILN_CHECK(params[i], kiln::Status::invalid_argument, "params[", i, "] is NULL");
-      kiln::abi::check_owner(s->runtime, params[i], "params");
+      kiln::abi::check_owner(s->object.runtime(), params[i], "params");
     }
-    s->check(s->type->type.reduce_gradients(s->state, params, n_params), "reduce_gradients");
+    s->object.check(s->object.type().reduce_gradients(s->object.state(), params, n_params));
   });
 }
 

@@ -72,6 +72,9 @@
  *   `register_fn` once per runtime that loads the plugin. Nothing of the
  *   plugin runs before, and nothing registers itself from a static
  *   initializer.
+ * - The host table stays valid while the library is loaded, and every
+ *   runtime's table holds the same functions, so keeping it in a static (as
+ *   above) is safe; only its `runtime` member differs between runtimes.
  * - Every function of the host table follows kiln.h's rules: kiln_status
  *   results, references given to the caller, NULL releases are no-ops. A
  *   plugin callback reports a failure by returning host->error(status,
@@ -395,7 +398,10 @@ typedef struct kiln_strategy_type {
 struct kiln_host {
   size_t size;          /* sizeof the host's kiln_host */
   uint32_t abi_version; /* the version agreed on with this plugin */
-  kiln_runtime* runtime; /* the runtime the plugin is being registered in */
+  /* The runtime the plugin is being registered in. Registrations belong to
+   * this runtime alone, so a type whose callbacks need the runtime later
+   * (to create an optimizer's state tensors) may keep it in its `user`. */
+  kiln_runtime* runtime;
 
   /* Errors and logging. error() records `message` as this thread's error
    * message and returns `status`: return host->error(...) from a callback. */

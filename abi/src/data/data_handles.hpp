@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "data/plugin_object.hpp"
+#include "plugin/plugin_object.hpp"
 
 struct kiln_data_source {
   kiln_data_source(kiln_runtime* rt, std::shared_ptr<const kiln::abi::DataSourceEntry> entry, const kiln_attr* config,

@@ -15,7 +15,7 @@ kiln_status kiln_data_source_create(kiln_runtime* rt, const char* type, const ki
   KILN_REQUIRE(rt, type, out);
   if (n_config > 0) KILN_REQUIRE(config);
   return guarded(__func__, [&] {
-    auto src = std::make_unique<kiln_data_source>(rt, kiln::abi::plugin_host(rt).data_source(type), config, n_config);
+    auto src = std::make_unique<kiln_data_source>(rt, rt->plugins.data_source(type), config, n_config);
     src->object.check(src->object.type().length(src->object.state(), &src->length));
     KILN_CHECK(src->length >= 0, kiln::Status::internal, "data source '", type, "' reports a negative length (",
                src->length, ")");

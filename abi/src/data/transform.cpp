@@ -15,7 +15,7 @@ kiln_status kiln_transform_create(kiln_runtime* rt, const char* type, const kiln
   KILN_REQUIRE(rt, type, out);
   if (n_config > 0) KILN_REQUIRE(config);
   return guarded(__func__, [&] {
-    *out = new kiln_transform(rt, kiln::abi::plugin_host(rt).transform(type), config, n_config);
+    *out = new kiln_transform(rt, rt->plugins.transform(type), config, n_config);
   });
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "module/handle_ref.hpp"
+#include "handle_ref.hpp"
 
 namespace kiln::abi {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kiln/error.hpp"
-#include "module/handle_ref.hpp"
+#include "handle_ref.hpp"
 #include "module/module.hpp"
 
 namespace kiln::abi {

@@ -6,7 +6,7 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "kiln/error.hpp"
-#include "optim/callback_status.hpp"
+#include "plugin/plugin_call.hpp"
 #include "plugin/registry.hpp"
 
 using kiln::abi::guarded;
@@ -35,7 +35,7 @@ kiln_status kiln_lr_schedule_create(kiln_runtime* rt, const char* type, const ki
     const kiln::abi::Config checked = schedule->type->schema.make(config, n_config);
     const kiln_lr_schedule_type& t = schedule->type->type;
     if (t.create)
-      kiln::abi::check_callback(t.create(t.user, checked.data(), checked.size(), &schedule->state), schedule->who);
+      kiln::abi::check_plugin_call(t.create(t.user, checked.data(), checked.size(), &schedule->state), schedule->who);
     *out = schedule.release();
   });
 }
@@ -49,7 +49,7 @@ kiln_status kiln_lr_schedule_lr(const kiln_lr_schedule* s, int64_t step, double 
     const kiln_lr_schedule_type& t = s->type->type;
     KILN_CHECK(t.lr != nullptr, kiln::Status::unsupported, s->who, " has no lr function");
     double lr = 0.0;
-    kiln::abi::check_callback(t.lr(s->state, step, base_lr, &lr), s->who);
+    kiln::abi::check_plugin_call(t.lr(s->state, step, base_lr, &lr), s->who);
     *out = lr;
   });
 }

@@ -7,7 +7,7 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "kiln/error.hpp"
-#include "optim/callback_status.hpp"
+#include "plugin/plugin_call.hpp"
 #include "optim/optimizer_handle.hpp"
 
 using kiln::Status;
@@ -33,7 +33,7 @@ namespace kiln::abi {
 
 void check_hyper(const kiln_optimizer& opt, const Config& hyper) {
   const kiln_optimizer_type& t = opt.type->type;
-  if (t.check_hyper) check_callback(t.check_hyper(t.user, hyper.data(), hyper.size()), opt.who());
+  if (t.check_hyper) check_plugin_call(t.check_hyper(t.user, hyper.data(), hyper.size()), opt.who());
 }
 
 }  // namespace kiln::abi

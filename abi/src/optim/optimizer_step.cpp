@@ -8,7 +8,7 @@
 #include "handles.hpp"
 #include "kiln/autograd/grad_mode.hpp"
 #include "kiln/error.hpp"
-#include "optim/callback_status.hpp"
+#include "plugin/plugin_call.hpp"
 #include "optim/optimizer_handle.hpp"
 #include "plugin/host_callbacks.hpp"
 
@@ -44,7 +44,7 @@ ParameterState make_parameter_state(const kiln_optimizer& opt, const OptimizedPa
   kiln_optimizer_state_init init{opt.runtime, opt.who(), state};
   const Config& hyper = opt.groups[param.group];
   const kiln_optimizer_type& t = opt.type->type;
-  if (t.init_state) check_callback(t.init_state(t.user, &init, param.handle[0], hyper.data(), hyper.size()), opt.who());
+  if (t.init_state) check_plugin_call(t.init_state(t.user, &init, param.handle[0], hyper.data(), hyper.size()), opt.who());
   return state;
 }
 
@@ -69,7 +69,7 @@ void update_parameter(kiln_optimizer& opt, size_t index, kiln::Tensor grad) {
       p.state.tensors.size(),        hyper.data(), hyper.size(), p.steps + 1};
   const kiln_optimizer_type& t = opt.type->type;
   KILN_CHECK(t.update != nullptr, Status::unsupported, opt.who(), " has no update function");
-  kiln::abi::check_callback(t.update(t.user, &call), kiln::str_cat(opt.who(), ", parameter ", index));
+  kiln::abi::check_plugin_call(t.update(t.user, &call), kiln::str_cat(opt.who(), ", parameter ", index));
   ++p.steps;
 }
 

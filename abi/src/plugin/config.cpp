@@ -193,13 +193,17 @@ Config ConfigSchema::make(const Config& base, const kiln_attr* given, size_t n) 
                owner_, ": entry '", g.name, "' is a NULL list with ", g.value.floats.len, " floats");
     chosen[index] = &g;
   }
+  // A base made by an earlier make() already holds every required entry (an
+  // optimizer group inherits the values given at creation); only the
+  // schema's defaults lack them.
+  const bool base_is_complete = &base != &defaults_;
   Config out;
   out.attrs_.reserve(specs_.size());
   for (size_t i = 0; i < specs_.size(); ++i) {
     const kiln_attr_spec& spec = specs_[i];
-    KILN_CHECK(!spec.required || chosen[i], Status::invalid_argument, owner_, ": entry '", spec.attr.name, "' (",
-               type_name(spec.attr.type), ") is required but was not given; ", entry_list());
-    KILN_CHECK(!spec.required || spec.attr.type != KILN_ATTR_TENSOR || chosen[i]->value.tensor,
+    KILN_CHECK(!spec.required || chosen[i] || base_is_complete, Status::invalid_argument, owner_, ": entry '",
+               spec.attr.name, "' (", type_name(spec.attr.type), ") is required but was not given; ", entry_list());
+    KILN_CHECK(!spec.required || spec.attr.type != KILN_ATTR_TENSOR || !chosen[i] || chosen[i]->value.tensor,
                Status::invalid_argument, owner_, ": entry '", spec.attr.name, "' is a required tensor but is NULL");
     out.append(base[i]);
     // Through set, so that the schema's type wins (an int given for a float

@@ -32,7 +32,7 @@ struct PluginOp {
 const PluginOp& plugin_op(const OpDef& def) { return *static_cast<const PluginOp*>(def.extension.get()); }
 
 void check(kiln_status status, const PluginOp& op, const char* callback) {
-  check_plugin_call(status, str_cat("op '", op.name, "'"), op.plugin_name, callback);
+  check_plugin_call(status, str_cat(describe_registered("op", op.name, op.plugin_name), ", ", callback));
 }
 
 // Handles for the duration of one call; undefined tensors become NULL.

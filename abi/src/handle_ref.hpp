@@ -1,4 +1,4 @@
-// Owned references on C handles (tensors, modules): retained when copied,
+// Owned references on C handles (runtimes, tensors, modules): retained when copied,
 // released when dropped, so values and children can be held by containers
 // without counting references by hand.
 #pragma once
@@ -39,6 +39,7 @@ class HandleRef {
   T* handle_ = nullptr;
 };
 
+using RuntimeRef = HandleRef<kiln_runtime, kiln_runtime_retain, kiln_runtime_release>;
 using TensorRef = HandleRef<kiln_tensor, kiln_tensor_retain, kiln_tensor_release>;
 using ModuleRef = HandleRef<kiln_module, kiln_module_retain, kiln_module_release>;
 
