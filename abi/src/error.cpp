@@ -20,6 +20,7 @@ static_assert(int(KILN_ERR_UNSUPPORTED) == int(Status::unsupported));
 static_assert(int(KILN_ERR_IO) == int(Status::io));
 static_assert(int(KILN_ERR_INTERNAL) == int(Status::internal));
 static_assert(int(KILN_ERR_PLUGIN_REFUSED) == int(Status::plugin_refused));
+static_assert(int(KILN_ERR_SCRIPT) == int(Status::script_error));
 
 thread_local std::string tls_message;
 // Points into tls_message, or at a static text when recording failed for
@@ -72,5 +73,9 @@ extern "C" {
 const char* kiln_status_name(kiln_status status) { return kiln::status_name(kiln::Status(status)); }
 
 const char* kiln_last_error(void) { return kiln::abi::tls_last_error; }
+
+kiln_status kiln_error_set(kiln_status status, const char* message) {
+  return kiln::abi::set_error(status, "", message ? message : "");
+}
 
 }

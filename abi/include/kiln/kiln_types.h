@@ -29,7 +29,8 @@ typedef enum kiln_status {
   KILN_ERR_UNSUPPORTED = 8,   /* no kernel for this dtype/device, feature not built */
   KILN_ERR_IO = 9,            /* a file that cannot be read or written, or is malformed */
   KILN_ERR_INTERNAL = 10,
-  KILN_ERR_PLUGIN_REFUSED = 11 /* a plugin library the loader would not take (the message says why) */
+  KILN_ERR_PLUGIN_REFUSED = 11, /* a plugin library the loader would not take (the message says why) */
+  KILN_ERR_SCRIPT = 12          /* a script raised an error (the message carries its traceback) */
 } kiln_status;
 
 /* ---- element types and devices ---------------------------------------------- */
@@ -81,11 +82,14 @@ typedef struct kiln_data_source kiln_data_source;
 typedef struct kiln_transform kiln_transform;
 typedef struct kiln_example kiln_example;
 typedef struct kiln_strategy kiln_strategy;
+typedef struct kiln_loader kiln_loader;
+typedef struct kiln_trainer kiln_trainer;
 
 /* ---- named attributes ---------------------------------------------------------- */
 
 /* Values equal the runtime's attribute types; an integer is accepted where a
- * float is expected, and integers where floats are. KILN_ATTR_TENSOR is for
+ * float is expected, and integers where floats are; in configurations, one
+ * number is also accepted for a list of one. KILN_ATTR_TENSOR is for
  * configurations (an in-memory data source's tensors), never for op calls. */
 typedef enum kiln_attr_type {
   KILN_ATTR_INT = 0,

@@ -28,10 +28,13 @@ const char* type_name(kiln_attr_type type) {
 bool valid_type(kiln_attr_type type) { return int(type) >= KILN_ATTR_INT && int(type) <= KILN_ATTR_TENSOR; }
 
 // Whether `value` may be stored as `want`: the same type, an int for a
-// float, ints for floats.
+// float, ints for floats, or one number for a list of one (kernel_size = 5
+// as PyTorch writes it, for [5]).
 bool convertible(const kiln_attr& value, kiln_attr_type want) {
   return value.type == want || (want == KILN_ATTR_FLOAT && value.type == KILN_ATTR_INT) ||
-         (want == KILN_ATTR_FLOATS && value.type == KILN_ATTR_INTS);
+         (want == KILN_ATTR_FLOATS && value.type == KILN_ATTR_INTS) ||
+         (want == KILN_ATTR_INTS && value.type == KILN_ATTR_INT) ||
+         (want == KILN_ATTR_FLOATS && (value.type == KILN_ATTR_INT || value.type == KILN_ATTR_FLOAT));
 }
 
 template <class T>
@@ -107,6 +110,11 @@ void Config::set(const kiln_attr& value) {
     widened.type = KILN_ATTR_FLOATS;
     widened.value.floats.data = reals.data();
     widened.value.floats.len = reals.size();
+  } else if (value.type == KILN_ATTR_INT && old.type == KILN_ATTR_INTS) {
+    widened = kiln_attr_ints(value.name, &value.value.i, 1);
+  } else if (value.type != KILN_ATTR_FLOATS && old.type == KILN_ATTR_FLOATS) {
+    reals.assign(1, value.type == KILN_ATTR_INT ? double(value.value.i) : value.value.f);
+    widened = kiln_attr_floats(value.name, reals.data(), 1);
   }
   widened.name = old.name;
   // Appended then moved into place, so the copy is complete before the old

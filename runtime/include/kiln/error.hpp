@@ -24,6 +24,7 @@ enum class Status : int {
   io = 9,
   internal = 10,
   plugin_refused = 11,
+  script_error = 12,
 };
 
 const char* status_name(Status s);

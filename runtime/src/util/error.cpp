@@ -16,6 +16,7 @@ const char* status_name(Status s) {
     case Status::io: return "i/o error";
     case Status::internal: return "internal error";
     case Status::plugin_refused: return "plugin refused";
+    case Status::script_error: return "script error";
   }
   return "unknown status";
 }
