@@ -1,0 +1,168 @@
+// One optimizer step: `accumulate` micro-batches of forward, loss and
+// backward, then the strategy's gradient reduction, clipping, the schedule
+// and the optimizer; then the step is reported (metrics file, progress,
+// callbacks) and, after an epoch's last batch, the epoch is closed.
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "kiln/error.hpp"
+#include "train/batch_loss.hpp"
+#include "train/callback.hpp"
+#include "train/trainer.hpp"
+
+namespace kiln::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void begin_epoch(kiln_trainer& t) {
+  TrainState& s = t.state;
+  check_call(kiln_loader_start_epoch(t.config.train.get(), s.epoch),
+             str_cat("starting epoch ", s.epoch, " of the train loader"));
+  s.epoch_started = true;
+  s.epoch_step = 0;
+  s.epoch_batches = 0;
+  s.epoch_samples = 0;
+  s.epoch_seconds = 0.0;
+}
+
+// The next batch of the current epoch; its wait for the loader is added to *wait.
+ExamplePtr next_batch(kiln_trainer& t, double* wait) {
+  TrainState& s = t.state;
+  kiln_example* batch = nullptr;
+  check_call(kiln_loader_next(t.config.train.get(), &batch),
+             str_cat("taking batch ", s.epoch_batches, " of epoch ", s.epoch, " from the train loader"));
+  ExamplePtr owned(batch);
+  KILN_CHECK(owned, Status::invalid_state, "the train loader ended epoch ", s.epoch, " after ", s.epoch_batches,
+             " batches, but kiln_loader_length said it has ", t.batches_per_epoch);
+  ++s.epoch_batches;
+  kiln_loader_stats stats{};
+  stats.size = sizeof stats;
+  check_call(kiln_loader_stats_get(t.config.train.get(), &stats), "reading the train loader's statistics");
+  *wait += stats.last_wait_seconds;
+  return owned;
+}
+
+struct MicroBatch {
+  double loss = 0.0;
+  int64_t samples = 0;
+};
+
+// Forward, loss and backward of one micro-batch, whose loss counts for
+// `weight` of the step's: gradients of the step's micro-batches add up to
+// those of their mean loss.
+MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight) {
+  kiln_runtime* rt = t.config.runtime.get();
+  const ModelLoss m = model_loss(t);
+  const BatchLoss b = forward_loss(m, batch);
+  const kiln_attr value = kiln_attr_float("value", weight);
+  const TensorRef weighted = call_op(rt, t.ops.mul_scalar, {b.loss.get()}, &value, 1, "weighting the loss");
+  check_call(kiln_backward(rt, weighted.get(), nullptr, 0), "backward of the loss");
+  return {loss_value(m, b), b.samples};
+}
+
+// Every group's rate becomes schedule(step, the group's base rate).
+void apply_schedule(kiln_trainer& t) {
+  const TrainerConfig& c = t.config;
+  if (!c.schedule) return;
+  for (size_t g = 0; g < t.base_lrs.size(); ++g) {
+    double lr = 0.0;
+    check_call(kiln_lr_schedule_lr(c.schedule, t.state.step, t.base_lrs[g], &lr), "the learning-rate schedule");
+    check_call(kiln_optimizer_set_hyper(c.optimizer.get(), g, "lr", lr), "setting the scheduled learning rate");
+  }
+}
+
+// Reduction, clipping, schedule, update; fills grad_norm and lr.
+void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
+  const TrainerConfig& c = t.config;
+  if (c.strategy) {
+    std::vector<kiln_tensor*> params;
+    for (const TensorRef& p : t.params) params.push_back(p.get());
+    check_call(kiln_strategy_reduce_gradients(c.strategy, params.data(), params.size()), "reducing the gradients");
+  }
+  // After the reduction, so that every process clips the same (global) gradient.
+  m.grad_norm = clip_gradients(c.runtime.get(), t.ops, t.params, c.clip_grad_norm);
+  apply_schedule(t);
+  check_call(kiln_optimizer_get_hyper(c.optimizer.get(), 0, "lr", &m.lr), "reading the learning rate");
+  check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
+  check_call(kiln_optimizer_zero_grad(c.optimizer.get()), "clearing the gradients");
+}
+
+// The forward/backward passes and the update of one step.
+kiln_step_metrics compute_step(kiln_trainer& t) {
+  const Clock::time_point start = Clock::now();
+  TrainState& s = t.state;
+  if (!s.epoch_started) begin_epoch(t);
+  const int64_t micro_batches = std::min(t.config.accumulate, t.batches_per_epoch - s.epoch_batches);
+  kiln_step_metrics m{};
+  m.size = sizeof m;
+  double loss_sum = 0.0;
+  try {
+    for (int64_t i = 0; i < micro_batches; ++i) {
+      const ExamplePtr batch = next_batch(t, &m.input_wait_seconds);
+      const MicroBatch r = train_micro_batch(t, batch.get(), 1.0 / double(micro_batches));
+      loss_sum += r.loss;
+      m.samples += r.samples;
+    }
+    update_parameters(t, m);
+  } catch (...) {
+    // The next step starts from clean gradients, not from half of this one's.
+    kiln_optimizer_zero_grad(t.config.optimizer.get());
+    throw;
+  }
+  m.step_seconds = seconds_since(start);
+  s.step += 1;
+  s.epoch_step += 1;
+  s.epoch_samples += m.samples;
+  s.epoch_seconds += m.step_seconds;
+  m.step = s.step;
+  m.epoch = s.epoch;
+  m.epoch_step = s.epoch_step;
+  m.loss = loss_sum / double(micro_batches);
+  m.samples_per_second = s.epoch_seconds > 0.0 ? double(s.epoch_samples) / s.epoch_seconds : 0.0;
+  s.last_step = m;
+  return m;
+}
+
+bool evaluation_due(const kiln_trainer& t, bool epoch_over) {
+  const TrainerConfig& c = t.config;
+  if (!c.validation.get()) return false;
+  return c.eval_every > 0 ? t.state.step % c.eval_every == 0 : epoch_over;
+}
+
+}  // namespace
+
+bool training_done(const kiln_trainer& t) {
+  const TrainerConfig& c = t.config;
+  const TrainState& s = t.state;
+  return s.stop_requested || (c.max_steps > 0 && s.step >= c.max_steps) || (c.epochs > 0 && s.epoch >= c.epochs);
+}
+
+kiln_step_metrics train_step(kiln_trainer& t, bool evaluate_as_configured) {
+  const kiln_step_metrics m = compute_step(t);
+  TrainState& s = t.state;
+  const TrainerConfig& c = t.config;
+  // The state moves to the next epoch before anything is reported, so that
+  // a callback that fails leaves a trainer that can go on.
+  const bool epoch_over = s.epoch_batches == t.batches_per_epoch;
+  if (epoch_over) {
+    s.epoch += 1;
+    s.epoch_started = false;
+  }
+  t.metrics->write(m);
+  t.progress->step(m, s.epoch_seconds);
+  if (epoch_over) t.progress->end_epoch();
+  if (c.on_step && run_callback("on_step", [&] { return c.on_step(c.user_data, &m); })) s.stop_requested = true;
+  if (evaluate_as_configured && evaluation_due(t, epoch_over)) evaluate(t, c.validation.get());
+  if (epoch_over && c.on_epoch &&
+      run_callback("on_epoch", [&] { return c.on_epoch(c.user_data, m.epoch, &m); }))
+    s.stop_requested = true;
+  return m;
+}
+
+}  // namespace kiln::train

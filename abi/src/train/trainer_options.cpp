@@ -1,0 +1,162 @@
+// kiln_trainer_options read into a trainer: every option is checked here,
+// so that a mistake is reported at creation, not some steps into a run.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kiln/error.hpp"
+#include "module/module_handle.hpp"
+#include "optim/optimizer_handle.hpp"
+#include "train/trainer.hpp"
+
+namespace kiln::train {
+namespace {
+
+// Fields past `size` (from an older header) keep their zero defaults.
+kiln_trainer_options read_options(const kiln_trainer_options& given) {
+  KILN_CHECK(given.size > offsetof(kiln_trainer_options, model), Status::invalid_argument, "options->size is ",
+             given.size, "; set it to sizeof(kiln_trainer_options)");
+  kiln_trainer_options o{};
+  std::memcpy(&o, &given, std::min(given.size, sizeof o));
+  return o;
+}
+
+void check_required(const kiln_trainer_options& o) {
+  KILN_CHECK(o.model, Status::invalid_argument, "options->model is NULL; the trainer needs a model");
+  KILN_CHECK(o.optimizer, Status::invalid_argument, "options->optimizer is NULL; the trainer needs an optimizer");
+  KILN_CHECK(o.train, Status::invalid_argument, "options->train is NULL; the trainer needs a train loader");
+}
+
+void check_counts(const kiln_trainer_options& o) {
+  KILN_CHECK(o.epochs >= 0, Status::invalid_argument, "options->epochs is ", o.epochs, "; expected >= 0");
+  KILN_CHECK(o.max_steps >= 0, Status::invalid_argument, "options->max_steps is ", o.max_steps,
+             "; expected >= 0 (0: no limit but epochs)");
+  KILN_CHECK(o.epochs > 0 || o.max_steps > 0, Status::invalid_argument,
+             "options->epochs and options->max_steps are both 0; set at least one of them to say when training ends");
+  KILN_CHECK(o.accumulate >= 0, Status::invalid_argument, "options->accumulate is ", o.accumulate,
+             "; expected the number of micro-batches per step (>= 1, or 0 for 1)");
+  KILN_CHECK(o.clip_grad_norm >= 0.0 && std::isfinite(o.clip_grad_norm), Status::invalid_argument,
+             "options->clip_grad_norm is ", o.clip_grad_norm, "; expected a finite norm >= 0 (0: no clipping)");
+  KILN_CHECK(o.eval_every >= 0, Status::invalid_argument, "options->eval_every is ", o.eval_every,
+             "; expected >= 0 (0: after every epoch)");
+  KILN_CHECK(o.log_every >= 0, Status::invalid_argument, "options->log_every is ", o.log_every,
+             "; expected >= 0 (0: every 50 steps)");
+  KILN_CHECK(o.progress >= 0 && o.progress <= 3, Status::invalid_argument, "options->progress is ", o.progress,
+             "; expected 0 (automatic), 1 (bar), 2 (lines) or 3 (quiet)");
+}
+
+void check_runtime(kiln_runtime* rt, const kiln_trainer_options& o) {
+  KILN_CHECK(o.model->runtime == rt, Status::invalid_argument, "options->model belongs to another runtime than 'rt'");
+  KILN_CHECK(o.optimizer->runtime == rt, Status::invalid_argument,
+             "options->optimizer belongs to another runtime than 'rt'");
+}
+
+const kiln_op* find_op(kiln_runtime* rt, const char* name, const char* purpose) {
+  const kiln_op* op = nullptr;
+  check_call(kiln_op_find(rt, name, &op), purpose);
+  return op;
+}
+
+TrainOps find_ops(kiln_runtime* rt, const std::string& loss_name) {
+  TrainOps ops;
+  ops.loss = find_op(rt, loss_name.c_str(), str_cat("options->loss '", loss_name, "'").c_str());
+  const char* purpose = "the ops of gradient clipping";
+  ops.mul = find_op(rt, "mul", purpose);
+  ops.sum = find_op(rt, "sum", purpose);
+  ops.add = find_op(rt, "add", purpose);
+  ops.sqrt = find_op(rt, "sqrt", purpose);
+  ops.mul_scalar = find_op(rt, "mul_scalar", purpose);
+  ops.cast = find_op(rt, "cast", "reading losses and outputs");
+  return ops;
+}
+
+std::vector<TensorRef> model_parameters(kiln_module* model) {
+  size_t count = 0;
+  check_call(kiln_module_parameter_count(model, &count), "listing the model's parameters");
+  std::vector<TensorRef> params;
+  params.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const char* name = nullptr;
+    kiln_tensor* p = nullptr;
+    check_call(kiln_module_parameter(model, i, &name, &p), "listing the model's parameters");
+    params.push_back(TensorRef::adopt(p));
+  }
+  return params;
+}
+
+std::vector<double> group_learning_rates(kiln_optimizer* opt) {
+  size_t groups = 0;
+  check_call(kiln_optimizer_group_count(opt, &groups), "reading the optimizer's groups");
+  std::vector<double> lrs(groups);
+  for (size_t g = 0; g < groups; ++g)
+    check_call(kiln_optimizer_get_hyper(opt, g, "lr", &lrs[g]), "reading the optimizer's learning rates");
+  return lrs;
+}
+
+int64_t train_batches_per_epoch(kiln_loader* train) {
+  int64_t examples = 0, batches = 0;
+  check_call(kiln_loader_length(train, &examples, &batches), "reading the train loader's length");
+  KILN_CHECK(batches > 0, Status::invalid_argument, "options->train gives no batch in an epoch (", examples,
+             " examples); expected a loader with at least one batch");
+  return batches;
+}
+
+TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
+  TrainerConfig c;
+  c.runtime = RuntimeRef::retain(rt);
+  c.model = ModuleRef::retain(o.model);
+  c.optimizer = OptimizerRef::retain(o.optimizer);
+  c.schedule = o.schedule;
+  c.train = LoaderRef::retain(o.train);
+  if (o.validation) c.validation = LoaderRef::retain(o.validation);
+  c.strategy = o.strategy;
+  c.loss_name = o.loss ? o.loss : "cross_entropy";
+  c.epochs = o.epochs;
+  c.max_steps = o.max_steps;
+  c.accumulate = o.accumulate > 0 ? o.accumulate : 1;
+  c.clip_grad_norm = o.clip_grad_norm;
+  c.eval_every = o.eval_every;
+  c.log_every = o.log_every > 0 ? o.log_every : 50;
+  c.progress = o.progress;
+  c.input_field = o.input_field ? o.input_field : "input";
+  c.target_field = o.target_field ? o.target_field : "target";
+  c.on_step = o.on_step;
+  c.on_eval = o.on_eval;
+  c.on_epoch = o.on_epoch;
+  c.user_data = o.user_data;
+  return c;
+}
+
+ProgressPlan progress_plan(const kiln_trainer& t) {
+  const TrainerConfig& c = t.config;
+  ProgressPlan plan;
+  plan.steps_per_epoch = t.steps_per_epoch;
+  plan.epochs = c.epochs > 0 ? c.epochs : (c.max_steps + t.steps_per_epoch - 1) / t.steps_per_epoch;
+  plan.total_steps = plan.epochs * t.steps_per_epoch;
+  if (c.max_steps > 0) plan.total_steps = std::min(plan.total_steps, c.max_steps);
+  plan.log_every = c.log_every;
+  return plan;
+}
+
+}  // namespace
+
+std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_options& given) {
+  const kiln_trainer_options o = read_options(given);
+  check_required(o);
+  check_counts(o);
+  check_runtime(rt, o);
+  auto t = std::make_unique<kiln_trainer>();
+  t->config = make_config(rt, o);
+  t->ops = find_ops(rt, t->config.loss_name);
+  t->params = model_parameters(o.model);
+  t->base_lrs = group_learning_rates(o.optimizer);
+  t->batches_per_epoch = train_batches_per_epoch(o.train);
+  // A step takes its micro-batches from one epoch: the last one of an
+  // epoch may have fewer than `accumulate`.
+  t->steps_per_epoch = (t->batches_per_epoch + t->config.accumulate - 1) / t->config.accumulate;
+  t->metrics = std::make_unique<MetricsLog>(o.metrics_path);
+  t->progress = std::make_unique<Progress>(o.progress, progress_plan(*t));
+  return t;
+}
+
+}  // namespace kiln::train
