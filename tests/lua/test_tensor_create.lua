@@ -1,0 +1,70 @@
+-- Making tensors: kiln.tensor from numbers and nested tables, the constant,
+-- random and range creators, and their options and errors.
+local kiln = require("kiln")
+local expect = require("expect")
+
+local t = kiln.tensor({{1, 2, 3}, {4, 5, 6}})
+expect.shape(t, {2, 3})
+assert(t:dtype() == "f32" and t:device() == "cpu")
+expect.tensor(t, {{1, 2, 3}, {4, 5, 6}})
+
+local scalar = kiln.tensor(2.5)
+expect.shape(scalar, {})
+assert(scalar:item() == 2.5)
+
+local ints = kiln.tensor({1, -2, 3}, {dtype = "i64"})
+assert(ints:dtype() == "i64")
+local values = ints:totable()
+assert(math.type(values[2]) == "integer" and values[2] == -2)
+assert(kiln.tensor({true, false}):dtype() == "bool")
+local flags = kiln.tensor({true, false}):totable()
+assert(flags[1] == true and flags[2] == false)
+expect.values(kiln.tensor({1, 0}, {dtype = "bool"}):long():totable(), {1, 0}, 0, "bool from numbers")
+assert(kiln.tensor({1.5}, {dtype = "float64"}):dtype() == "f64")
+assert(kiln.tensor({1}, {requires_grad = true}):requires_grad())
+assert(not kiln.tensor({1}):requires_grad())
+expect.shape(kiln.tensor({{{1}, {2}}}), {1, 2, 1})
+expect.shape(kiln.tensor({}), {0})
+
+expect.error(function() kiln.tensor({{1, 2}, {3}}) end, "ragged nested table", "1 entries where 2")
+expect.error(function() kiln.tensor({{1, 2}, 3}) end, "ragged nested table")
+expect.error(function() kiln.tensor({1, "x"}) end, "expected numbers, booleans and tables of them, got string")
+expect.error(function() kiln.tensor({1}, {dtype = "f99"}) end, "unknown dtype 'f99'")
+expect.error(function() kiln.tensor({1}, {device = "tpu"}) end, "unknown device 'tpu'")
+expect.error(function() kiln.tensor({1}, {dtyp = "f32"}) end, "unknown tensor option 'dtyp'")
+
+-- Constants: sizes as numbers or one table, then options.
+expect.tensor(kiln.zeros(2, 2), {{0, 0}, {0, 0}})
+expect.tensor(kiln.ones({3}), {1, 1, 1})
+assert(kiln.ones(2, {dtype = "i32"}):dtype() == "i32")
+expect.tensor(kiln.full({2}, 7.5), {7.5, 7.5})
+assert(kiln.full({1}, 3, {dtype = "f64"}):dtype() == "f64")
+expect.shape(kiln.empty(4, 5), {4, 5})
+expect.shape(kiln.zeros(), {})
+assert(kiln.zeros(2, {requires_grad = true}):requires_grad())
+expect.error(function() kiln.full(2, 3) end, "bad argument #1 to 'full' (table expected, got number)")
+expect.error(function() kiln.zeros(-1) end, "negative dimension")
+
+-- Random tensors: in [0, 1) for rand, reproducible for a seed.
+kiln.manual_seed(7)
+local r = kiln.rand(1000)
+assert(r:dtype() == "f32")
+for _, v in ipairs(r:totable()) do assert(v >= 0 and v < 1, "rand gave " .. v) end
+expect.near(r:mean():item(), 0.5, 0.1, "mean of rand")
+kiln.manual_seed(7)
+expect.tensor(kiln.rand(1000), r:totable(), 0)
+local n = kiln.randn(2000, {dtype = "f64"})
+assert(n:dtype() == "f64")
+expect.near(n:mean():item(), 0, 0.1, "mean of randn")
+expect.near(n:var():item(), 1, 0.15, "variance of randn")
+
+-- Ranges: values are the runtime's (from 0, stop excluded).
+local a = kiln.arange(4)
+assert(a:dtype() == "i64")
+expect.tensor(a, {0, 1, 2, 3})
+expect.tensor(kiln.arange(2, 8, 2), {2, 4, 6})
+local f = kiln.arange(0, 1, 0.25)
+assert(f:dtype() == "f32")
+expect.tensor(f, {0, 0.25, 0.5, 0.75})
+assert(kiln.arange(3, {dtype = "f64"}):dtype() == "f64")
+expect.error(function() kiln.arange() end, "expected arange(stop) or arange(start, stop, step)")
