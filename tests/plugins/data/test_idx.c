@@ -184,12 +184,47 @@ static void test_index_range(kiln_runtime* rt) {
   kiln_data_source_release(src);
 }
 
+/* `limit` keeps the first examples; more than the files hold keeps them all. */
+static void test_limit(kiln_runtime* rt) {
+  kiln_data_source* src = NULL;
+  kiln_example* ex = NULL;
+  int64_t length = 0;
+  kiln_attr config[3];
+  config[0] = kiln_attr_string("images", temp_path("images.idx"));
+  config[1] = kiln_attr_string("labels", temp_path("labels.idx"));
+  config[2] = kiln_attr_int("limit", 2);
+  CHECK_OK(kiln_data_source_create(rt, "idx", config, 3, &src));
+  if (!src) return;
+  CHECK_OK(kiln_data_source_length(src, &length));
+  CHECK(length == 2);
+  CHECK(example_target(src, 0) == 7);
+  CHECK(example_target(src, 1) == 0);
+  CHECK_ERROR(kiln_data_source_get(src, 2, &ex), KILN_ERR_INVALID_ARGUMENT, "index 2 is out of range",
+              "has 2 examples");
+  kiln_data_source_release(src);
+  src = NULL;
+
+  config[2] = kiln_attr_int("limit", 10);
+  CHECK_OK(kiln_data_source_create(rt, "idx", config, 3, &src));
+  if (!src) return;
+  CHECK_OK(kiln_data_source_length(src, &length));
+  CHECK(length == 3);
+  kiln_data_source_release(src);
+  src = NULL;
+
+  config[2] = kiln_attr_int("limit", -1);
+  CHECK_ERROR(kiln_data_source_create(rt, "idx", config, 3, &src), KILN_ERR_INVALID_ARGUMENT, "'limit' is -1",
+              "expected 0 (every example) or more");
+  CHECK(src == NULL);
+}
+
 int main(void) {
   kiln_runtime* rt = open_runtime();
   test_plain_and_gzip(rt);
   test_wide_types(rt);
   test_bad_files(rt);
   test_index_range(rt);
+  test_limit(rt);
   kiln_runtime_release(rt);
   return check_report("plugins/data/idx");
 }

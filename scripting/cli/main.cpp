@@ -1,0 +1,88 @@
+// kiln: runs training scripts and says what this installation has.
+//
+//   kiln run [options] script.lua [args...]
+//   kiln plugins | kiln info | kiln version | kiln --help
+#include <array>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "command.hpp"
+
+namespace kiln::cli {
+namespace {
+
+constexpr const char* kProgramUsage =
+    "usage: kiln <command> [arguments]\n"
+    "       kiln <command> --help\n";
+
+constexpr std::array kCommands = {
+    Command{"run", "run a Lua training script",
+            "usage: kiln run [options] script.lua [args...]\n"
+            "\n"
+            "Runs the script with the kiln module (local kiln = require(\"kiln\")).\n"
+            "The arguments after the script are Lua's `arg` (arg[0] is the script)\n"
+            "and the chunk's `...`. A script error prints its message and traceback\n"
+            "and exits with 1.\n"
+            "\n"
+            "options (before the script):\n"
+            "  --threads N   CPU threads of the runtime (0, the default: one per hardware thread)\n"
+            "  --seed N      initial seed of the runtime's random stream (default 0)\n"
+            "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
+            "  --            ends the options (for a script whose name starts with '-')\n",
+            run_command},
+    Command{"plugins", "list the plugins found and what each registers",
+            "usage: kiln plugins\n"
+            "\n"
+            "Lists every plugin a runtime loads by default (from KILN_PLUGIN_PATH and the\n"
+            "install's plugin folder): its name, version, file, and the layers, optimizers,\n"
+            "schedules, data sources, transforms, strategies and ops it registers.\n",
+            plugins_command},
+    Command{"info", "show the version, build options, devices and libraries",
+            "usage: kiln info\n"
+            "\n"
+            "Prints kiln's version, how it was built, the devices found (and why a GPU is\n"
+            "not used when none is) and the versions of oneDNN, CUDA, cuBLAS, cuDNN and NCCL.\n",
+            info_command},
+    Command{"version", "print kiln's version", "usage: kiln version\n", version_command},
+};
+
+void print_program_help(std::FILE* out) {
+  std::fprintf(out, "%s\ncommands:\n", kProgramUsage);
+  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+}
+
+bool is_help(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+
+int dispatch(Args args) {
+  if (args.empty()) {
+    std::fputs("kiln: missing the command\n\n", stderr);
+    print_program_help(stderr);
+    return kExitUsage;
+  }
+  if (is_help(args.front()) || args.front() == "help") {
+    print_program_help(stdout);
+    return kExitOk;
+  }
+  for (const Command& command : kCommands) {
+    if (args.front() != command.name) continue;
+    const Args rest = args.subspan(1);
+    if (!rest.empty() && is_help(rest.front())) {
+      std::fputs(command.usage, stdout);
+      return kExitOk;
+    }
+    return command.run(command, rest);
+  }
+  std::fprintf(stderr, "kiln: unknown command '%.*s'\n\n", int(args.front().size()), args.front().data());
+  print_program_help(stderr);
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace kiln::cli
+
+int main(int argc, char** argv) {
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  return kiln::cli::dispatch(args);
+}
