@@ -61,23 +61,23 @@ function setup.classic_network(kiln)
   }
 end
 
--- kiln.fit callbacks that print, after each epoch, its wall-clock seconds
--- (os.time counts whole seconds: enough for epochs of several seconds) and
--- samples/s, then the test accuracy. accuracies[i] is epoch i's (the
--- trainer numbers epochs from 0; people from 1).
+-- kiln.fit callbacks that print, after each epoch, the test accuracy (the
+-- trainer evaluates before it calls on_epoch), then the epoch's wall-clock
+-- seconds, evaluation included (os.time counts whole seconds: enough for
+-- epochs of several seconds), and the training samples/s. accuracies[i] is
+-- epoch i's (the trainer numbers epochs from 0; people from 1).
 function setup.epoch_report()
   local accuracies = {}
   local started = os.time()
   local callbacks = {
-    on_epoch = function(epoch, m)
-      print(string.format("epoch %d: trained in %d s, %.0f samples/s", epoch + 1, os.time() - started,
-        m.samples_per_second))
-      started = os.time()
-    end,
     on_eval = function(m)
       accuracies[#accuracies + 1] = m.accuracy
       print(string.format("epoch %d: test accuracy %.4f, test loss %.4f (evaluated in %.1f s)", #accuracies,
         m.accuracy, m.loss, m.seconds))
+    end,
+    on_epoch = function(epoch, m)
+      print(string.format("epoch %d: %d s with its evaluation, %.0f samples/s in training", epoch + 1,
+        os.time() - started, m.samples_per_second))
       started = os.time()
     end,
   }

@@ -55,6 +55,13 @@ const std::shared_ptr<Allocator>& Runtime::allocator(Device device) {
   return slot;
 }
 
+const std::shared_ptr<Allocator>& Runtime::pinned_allocator() {
+  std::lock_guard lock(allocator_mutex_);
+  if (!pinned_allocator_)
+    pinned_allocator_ = devices_.cuda_device_count > 0 ? make_pinned_host_allocator() : cpu_allocator_;
+  return pinned_allocator_;
+}
+
 Tensor Runtime::empty(const Shape& shape, DType dtype, Device device) {
   return Tensor::empty(shape, dtype, allocator(device));
 }

@@ -78,3 +78,30 @@ TEST_CASE("an absurd GPU allocation reports out of memory with the size and devi
   // The failure leaves the device usable.
   CHECK(host_bytes(rt, rt.full({4}, 1.0, DType::u8, kGpu)) == std::vector<uint8_t>(4, 1));
 }
+
+TEST_CASE("page-locked host memory is reused by size and its copies are exact", "[gpu][memory]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const std::shared_ptr<Allocator>& pinned = rt.pinned_allocator();
+  CHECK(pinned != rt.allocator(Device::cpu()));
+  CHECK(pinned->device() == Device::cpu());
+  const size_t bytes = 1 << 20;
+  void* first = nullptr;
+  {
+    DataPtr block = pinned->allocate(bytes);
+    first = block.get();
+    REQUIRE(first != nullptr);
+  }
+  const MemoryStats after_free = pinned->stats();
+  CHECK(after_free.current_bytes == 0);
+  CHECK(after_free.reserved_bytes == int64_t(bytes));  // kept for reuse
+  DataPtr again = pinned->allocate(bytes);
+  CHECK(again.get() == first);
+  CHECK(pinned->stats().reserved_bytes == int64_t(bytes));
+
+  Tensor host = Tensor::empty({256, 1024}, DType::f32, pinned);
+  float* values = host.data<float>();
+  for (int64_t i = 0; i < host.numel(); ++i) values[i] = float(i % 977) * 0.5f;
+  const Tensor gpu = to_device(rt, host, kGpu);
+  CHECK(host_bytes(rt, gpu) == host_bytes(rt, host));
+}

@@ -65,7 +65,8 @@ kiln_status kiln_loader_create(kiln_data_source* source, kiln_transform* const* 
         [self](int64_t index, uint64_t seed) {
           return kiln::abi::make_transformed_example(*self->source.get(), self->transforms, index, seed);
         },
-        rt->runtime.allocator(kiln::Device::cpu()));
+        // Batches bound for a GPU are assembled in page-locked memory.
+        loader->device.is_cpu() ? rt->runtime.allocator(kiln::Device::cpu()) : rt->runtime.pinned_allocator());
     *out = loader.release();
   });
 }

@@ -65,6 +65,9 @@ class Runtime {
 
   // Memory.
   const std::shared_ptr<Allocator>& allocator(Device device);
+  // Host memory for data bound for a GPU (a loader's batches): page-locked
+  // when a GPU is present, the CPU allocator otherwise.
+  const std::shared_ptr<Allocator>& pinned_allocator();
   Tensor empty(const Shape& shape, DType dtype = DType::f32, Device device = Device::cpu());
   Tensor full(const Shape& shape, double value, DType dtype = DType::f32, Device device = Device::cpu());
   // A copy of `t` with contiguous layout (the same tensor when already contiguous).
@@ -93,6 +96,7 @@ class Runtime {
   DeviceInventory devices_;
   std::shared_ptr<Allocator> cpu_allocator_;
   std::vector<std::shared_ptr<Allocator>> cuda_allocators_;  // one per GPU, created on first use
+  std::shared_ptr<Allocator> pinned_allocator_;               // created on first use
   std::mutex allocator_mutex_;
   ThreadPool pool_;
   mutable std::mutex rng_mutex_;

@@ -31,6 +31,15 @@ TEST_CASE("cpu allocator aligns to 64 bytes and keeps statistics", "[core][memor
   CHECK(after.num_frees - before.num_frees == 2);
 }
 
+TEST_CASE("without a GPU, memory for GPU-bound data is ordinary CPU memory", "[core][memory]") {
+  Runtime rt;
+  if (rt.devices().cuda_device_count > 0) {
+    WARN("skipped: a GPU is present; tests/gpu checks the page-locked allocator");
+    return;
+  }
+  CHECK(rt.pinned_allocator() == rt.allocator(Device::cpu()));
+}
+
 TEST_CASE("memory outlives the runtime while tensors hold it", "[core][memory]") {
   Tensor survivor;
   {

@@ -16,6 +16,11 @@ bool built_with_cuda();
 DeviceInventory cuda_inventory();
 // A device allocator for GPU `index`; throws when CUDA is unavailable.
 std::shared_ptr<Allocator> make_cuda_allocator(int index);
+// Page-locked host memory (cudaHostAlloc), for buffers that are copied to a
+// GPU: the copy runs at full bus speed and can overlap compute. Freed blocks
+// are kept for reuse by size, since a loader asks for the same batch sizes
+// step after step. Throws where CUDA is unavailable.
+std::shared_ptr<Allocator> make_pinned_host_allocator();
 // Byte copies between host and device memory (either side may be a GPU);
 // synchronous with respect to the host.
 void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);

@@ -1,0 +1,33 @@
+-- Training throughput of the Fashion-MNIST network of examples/fashion_mnist.lua,
+-- measured the way bench/torch_fashion_mnist.py measures PyTorch: batch 64,
+-- SGD (momentum 0.9, Nesterov, weight decay 5e-4), the median samples/s of
+-- several windows of steps after a warm-up. The input comes through kiln's
+-- loader (2 workers, normalised, no augmentation), as in training.
+--
+--   kiln run --threads 2 bench/fashion_mnist_train.lua [steps per window] [windows]
+local kiln = require("kiln")
+local setup = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/../examples/fashion_mnist_setup.lua")
+
+local steps, windows, warmup = tonumber(arg[1] or "60"), tonumber(arg[2] or "5"), 5
+kiln.manual_seed(0)
+local train = setup.loaders(kiln, { batch_size = 64, augment = false })
+local model = setup.classic_network(kiln)
+local optimizer = kiln.optim.SGD(model:parameters(),
+  { lr = 0.05, momentum = 0.9, nesterov = true, weight_decay = 5e-4 })
+
+local rates, window_seconds, window_samples = {}, 0, 0
+kiln.fit {
+  model = model, loss = "cross_entropy", optimizer = optimizer, train = train,
+  max_steps = warmup + steps * windows, progress = "quiet",
+  on_step = function(m)
+    if m.step <= warmup then return end
+    window_seconds, window_samples = window_seconds + m.step_seconds, window_samples + m.samples
+    if (m.step - warmup) % steps == 0 then
+      rates[#rates + 1] = window_samples / window_seconds
+      window_seconds, window_samples = 0, 0
+    end
+  end,
+}
+table.sort(rates)
+print(string.format("kiln %s: train %.1f samples/s (median of %d windows of %d steps, batch 64; min %.1f, max %.1f)",
+  kiln.version, rates[(#rates + 1) // 2], #rates, steps, rates[1], rates[#rates]))

@@ -1,0 +1,92 @@
+"""PyTorch reference for kiln's Fashion-MNIST training throughput.
+
+Trains the classic Fashion-MNIST network (the one examples/fashion_mnist.lua
+trains: conv 5x5x32 pad 2, ReLU, max-pool 2, conv 5x5x64 pad 2, ReLU, max-pool
+2, dense 1024, ReLU, dense 10) with SGD (momentum 0.9, nesterov) at batch 64
+on the real training images, and prints the median training throughput
+(samples/s) over several timed windows, plus the time of one evaluation pass
+over the test set.
+
+Run it with the same threads as kiln, and without the OpenBLAS variables
+the environment may set (they slow PyTorch down):
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python3 bench/torch_fashion_mnist.py --threads 2
+"""
+import argparse
+import gzip
+import statistics
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+DATA = "/usr/share/datasets/fashion-mnist"
+
+
+def read_idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def network():
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(3136, 1024), nn.ReLU(), nn.Linear(1024, 10))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=60, help="steps per timed window")
+    parser.add_argument("--windows", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=64)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+
+    images = torch.from_numpy(read_idx(f"{DATA}/train-images-idx3-ubyte.gz").copy()).float().div_(255)
+    images = images.sub_(0.2860).div_(0.3530).unsqueeze(1)
+    labels = torch.from_numpy(read_idx(f"{DATA}/train-labels-idx1-ubyte.gz").astype(np.int64))
+    test_images = torch.from_numpy(read_idx(f"{DATA}/t10k-images-idx3-ubyte.gz").copy()).float().div_(255)
+    test_images = test_images.sub_(0.2860).div_(0.3530).unsqueeze(1)
+
+    model = network()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)
+    loss_fn = nn.CrossEntropyLoss()
+    order = torch.randperm(images.shape[0])
+    position = 0
+
+    def step():
+        nonlocal position
+        idx = order[position:position + args.batch]
+        position = (position + args.batch) % (images.shape[0] - args.batch)
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(images[idx]), labels[idx])
+        loss.backward()
+        opt.step()
+
+    for _ in range(5):  # warm-up
+        step()
+    rates = []
+    for _ in range(args.windows):
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            step()
+        rates.append(args.steps * args.batch / (time.perf_counter() - start))
+    model.eval()
+    start = time.perf_counter()
+    with torch.no_grad():
+        for i in range(0, test_images.shape[0], 1000):
+            model(test_images[i:i + 1000])
+    eval_seconds = time.perf_counter() - start
+    print(f"torch {torch.__version__} threads {args.threads}: train {statistics.median(rates):.1f} samples/s "
+          f"(median of {args.windows} windows of {args.steps} steps, batch {args.batch}; "
+          f"min {min(rates):.1f}, max {max(rates):.1f}); eval of 10000 test images {eval_seconds:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
