@@ -1,6 +1,13 @@
-// conv2d on oneDNN, plain NCHW/OIHW layouts so kiln tensors are used in place.
-// Primitives are cached by geometry; the backward primitives need the forward
+// conv2d on oneDNN. kiln tensors are plain NCHW/OIHW, but oneDNN runs
+// convolutions on plain layouts through its gemm fallback, several times
+// slower than its direct kernels (worst for the weight gradient). So each
+// primitive is created with the layouts left to oneDNN (format any), and
+// the plain buffers are reordered into the layouts it chose and back; the
+// reorders cost far less than they save. Primitives are cached by geometry
+// with their chosen layouts; the backward primitives need the forward
 // descriptor as a hint, which the cache builds alongside them.
+#include <vector>
+
 #include "conv_kernels.hpp"
 #include "dnnl_helpers.hpp"
 #include "kiln/error.hpp"
@@ -11,9 +18,11 @@ namespace {
 
 using dnnl::memory;
 
-// The memory descriptors and window parameters of one geometry.
+// The memory descriptors and window parameters of one geometry: the plain
+// layouts of kiln's tensors, and the same shapes with the layout left open.
 struct ConvDescs {
   memory::desc src, weights, bias, dst;
+  memory::desc any_src, any_weights, any_dst;
   memory::dims strides, dilates, padding;
 
   explicit ConvDescs(const Conv2dGeometry& g)
@@ -21,6 +30,9 @@ struct ConvDescs {
         weights(grouped_weights(g)),
         bias(f32_desc(Shape{g.o})),
         dst(f32_desc(g.output_shape())),
+        any_src(open_layout(src)),
+        any_weights(open_layout(weights)),
+        any_dst(open_layout(dst)),
         strides{g.stride[0], g.stride[1]},
         // oneDNN counts dilation from 0 (no gap), kiln from 1.
         dilates{g.dilation[0] - 1, g.dilation[1] - 1},
@@ -31,17 +43,67 @@ struct ConvDescs {
     if (g.groups == 1) return f32_desc(g.weight_shape());
     return f32_desc(Shape{g.groups, g.o_per_group(), g.c_per_group(), g.kh, g.kw});
   }
+  static memory::desc open_layout(const memory::desc& plain) {
+    return memory::desc(plain.dims(), memory::data_type::f32, memory::format_tag::any);
+  }
 
   dnnl::convolution_forward::primitive_desc forward_pd(const dnnl::engine& engine, bool with_bias) const {
     const auto kind = dnnl::prop_kind::forward_training;
     const auto algo = dnnl::algorithm::convolution_direct;
-    const auto desc = with_bias ? dnnl::convolution_forward::desc(kind, algo, src, weights, bias, dst, strides,
-                                                                  dilates, padding, padding)
-                                : dnnl::convolution_forward::desc(kind, algo, src, weights, dst, strides, dilates,
-                                                                  padding, padding);
+    const auto desc = with_bias ? dnnl::convolution_forward::desc(kind, algo, any_src, any_weights, bias, any_dst,
+                                                                  strides, dilates, padding, padding)
+                                : dnnl::convolution_forward::desc(kind, algo, any_src, any_weights, any_dst, strides,
+                                                                  dilates, padding, padding);
     return {desc, engine};
   }
 };
+
+// A primitive and the layouts it chose for its arguments.
+template <class Prim>
+struct ChosenPrimitive {
+  Prim prim;
+  std::unordered_map<int, memory::desc> layouts;  // by DNNL_ARG_*
+};
+
+template <class Prim, class PrimitiveDesc>
+ChosenPrimitive<Prim> choose(const PrimitiveDesc& pd, std::initializer_list<std::pair<int, memory::desc>> layouts) {
+  return {Prim(pd), std::unordered_map<int, memory::desc>(layouts.begin(), layouts.end())};
+}
+
+// One argument of a convolution: a kiln buffer in its plain layout.
+struct ConvArg {
+  int id;
+  memory::desc plain;
+  const void* data;
+  bool output;
+};
+
+// Runs `c` on kiln's plain buffers: inputs whose chosen layout differs are
+// reordered into scratch memory first, outputs are reordered back after.
+template <class Prim>
+void execute_in_chosen_layouts(DnnlContext& ctx, const ChosenPrimitive<Prim>& c, const std::vector<ConvArg>& args) {
+  std::unordered_map<int, memory> prim_args;
+  std::vector<std::pair<memory, memory>> before, after;  // (from, to) reorders
+  for (const ConvArg& a : args) {
+    memory plain = wrap(ctx, a.plain, a.data);
+    const auto chosen = c.layouts.find(a.id);
+    if (chosen == c.layouts.end() || chosen->second == a.plain) {
+      prim_args.emplace(a.id, plain);
+      continue;
+    }
+    memory scratch(chosen->second, ctx.engine());
+    prim_args.emplace(a.id, scratch);
+    if (a.output)
+      after.emplace_back(scratch, plain);
+    else
+      before.emplace_back(plain, scratch);
+  }
+  std::lock_guard lock(ctx.execute_mutex());
+  for (auto& [from, to] : before) dnnl::reorder(from, to).execute(ctx.stream(), from, to);
+  c.prim.execute(ctx.stream(), prim_args);
+  for (auto& [from, to] : after) dnnl::reorder(from, to).execute(ctx.stream(), from, to);
+  ctx.stream().wait();
+}
 
 std::string geometry_key(const char* what, const Conv2dGeometry& g) {
   return str_cat(what, ":", to_string(g.input_shape()), to_string(g.weight_shape()), "s", g.stride[0], ",",
@@ -52,9 +114,10 @@ std::string geometry_key(const char* what, const Conv2dGeometry& g) {
 // The cached primitive `what` for geometry g; a layout oneDNN cannot run
 // becomes a kiln error rather than a dnnl::error escaping the op.
 template <class Prim, class Make>
-std::shared_ptr<Prim> cached_primitive(DnnlContext& ctx, const char* what, const Conv2dGeometry& g, Make make) {
+std::shared_ptr<ChosenPrimitive<Prim>> cached_primitive(DnnlContext& ctx, const char* what, const Conv2dGeometry& g,
+                                                        Make make) {
   const std::string key = geometry_key(what, g);
-  return ctx.cached<Prim>(key, [&]() -> Prim {
+  return ctx.cached<ChosenPrimitive<Prim>>(key, [&]() -> ChosenPrimitive<Prim> {
     try {
       return make();
     } catch (const dnnl::error& e) {
@@ -71,45 +134,55 @@ void conv2d_forward_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& inp
   DnnlContext& ctx = rt.dnnl();
   const ConvDescs d(g);
   const bool with_bias = bias.defined();
-  const auto prim = cached_primitive<dnnl::convolution_forward>(
-      ctx, with_bias ? "conv2d_fwd_bias" : "conv2d_fwd", g, [&] { return dnnl::convolution_forward(d.forward_pd(ctx.engine(), with_bias)); });
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(ctx, d.src, input.raw_data())},
-                                       {DNNL_ARG_WEIGHTS, wrap(ctx, d.weights, weight.raw_data())},
-                                       {DNNL_ARG_DST, wrap(ctx, d.dst, output.raw_data())}};
-  if (with_bias) args.emplace(DNNL_ARG_BIAS, wrap(ctx, d.bias, bias.raw_data()));
-  execute(ctx, *prim, args);
+  const auto c = cached_primitive<dnnl::convolution_forward>(
+      ctx, with_bias ? "conv2d_fwd_bias" : "conv2d_fwd", g, [&] {
+        const auto pd = d.forward_pd(ctx.engine(), with_bias);
+        return choose<dnnl::convolution_forward>(
+            pd, {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_DST, pd.dst_desc()}});
+      });
+  std::vector<ConvArg> args{{DNNL_ARG_SRC, d.src, input.raw_data(), false},
+                            {DNNL_ARG_WEIGHTS, d.weights, weight.raw_data(), false},
+                            {DNNL_ARG_DST, d.dst, output.raw_data(), true}};
+  if (with_bias) args.push_back({DNNL_ARG_BIAS, d.bias, bias.raw_data(), false});
+  execute_in_chosen_layouts(ctx, *c, args);
 }
 
 void conv2d_backward_input_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
                                 const Tensor& weight, Tensor& grad_input) {
   DnnlContext& ctx = rt.dnnl();
   const ConvDescs d(g);
-  const auto prim = cached_primitive<dnnl::convolution_backward_data>(ctx, "conv2d_bwd_data", g, [&] {
-    const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights, d.dst,
-                                                     d.strides, d.dilates, d.padding, d.padding);
-    return dnnl::convolution_backward_data(
-        dnnl::convolution_backward_data::primitive_desc(desc, ctx.engine(), d.forward_pd(ctx.engine(), false)));
+  const auto c = cached_primitive<dnnl::convolution_backward_data>(ctx, "conv2d_bwd_data", g, [&] {
+    const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.any_src, d.any_weights,
+                                                     d.any_dst, d.strides, d.dilates, d.padding, d.padding);
+    const dnnl::convolution_backward_data::primitive_desc pd(desc, ctx.engine(), d.forward_pd(ctx.engine(), false));
+    return choose<dnnl::convolution_backward_data>(pd, {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
+                                                        {DNNL_ARG_WEIGHTS, pd.weights_desc()},
+                                                        {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}});
   });
-  execute(ctx, *prim,
-          {{DNNL_ARG_DIFF_DST, wrap(ctx, d.dst, grad_output.raw_data())},
-           {DNNL_ARG_WEIGHTS, wrap(ctx, d.weights, weight.raw_data())},
-           {DNNL_ARG_DIFF_SRC, wrap(ctx, d.src, grad_input.raw_data())}});
+  execute_in_chosen_layouts(ctx, *c,
+                            {{DNNL_ARG_DIFF_DST, d.dst, grad_output.raw_data(), false},
+                             {DNNL_ARG_WEIGHTS, d.weights, weight.raw_data(), false},
+                             {DNNL_ARG_DIFF_SRC, d.src, grad_input.raw_data(), true}});
 }
 
 void conv2d_backward_weight_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
                                  const Tensor& input, Tensor& grad_weight) {
   DnnlContext& ctx = rt.dnnl();
   const ConvDescs d(g);
-  const auto prim = cached_primitive<dnnl::convolution_backward_weights>(ctx, "conv2d_bwd_weights", g, [&] {
-    const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights,
-                                                        d.dst, d.strides, d.dilates, d.padding, d.padding);
-    return dnnl::convolution_backward_weights(
-        dnnl::convolution_backward_weights::primitive_desc(desc, ctx.engine(), d.forward_pd(ctx.engine(), false)));
+  const auto c = cached_primitive<dnnl::convolution_backward_weights>(ctx, "conv2d_bwd_weights", g, [&] {
+    const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.any_src,
+                                                        d.any_weights, d.any_dst, d.strides, d.dilates, d.padding,
+                                                        d.padding);
+    const dnnl::convolution_backward_weights::primitive_desc pd(desc, ctx.engine(),
+                                                                d.forward_pd(ctx.engine(), false));
+    return choose<dnnl::convolution_backward_weights>(pd, {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
+                                                           {DNNL_ARG_SRC, pd.src_desc()},
+                                                           {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}});
   });
-  execute(ctx, *prim,
-          {{DNNL_ARG_DIFF_DST, wrap(ctx, d.dst, grad_output.raw_data())},
-           {DNNL_ARG_SRC, wrap(ctx, d.src, input.raw_data())},
-           {DNNL_ARG_DIFF_WEIGHTS, wrap(ctx, d.weights, grad_weight.raw_data())}});
+  execute_in_chosen_layouts(ctx, *c,
+                            {{DNNL_ARG_DIFF_DST, d.dst, grad_output.raw_data(), false},
+                             {DNNL_ARG_SRC, d.src, input.raw_data(), false},
+                             {DNNL_ARG_DIFF_WEIGHTS, d.weights, grad_weight.raw_data(), true}});
 }
 
 }  // namespace kiln::nn
