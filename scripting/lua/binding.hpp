@@ -70,6 +70,21 @@ kiln_tensor* check_tensor(lua_State* L, int index);
 // was made that the caller must release.
 kiln_tensor* to_tensor(lua_State* L, int index, kiln_tensor* like, bool* owned);
 
+// Pushes a table name -> tensor of `count` entries, entry i given by
+// get(i, &name, &tensor) (a kiln_status; a new reference on the tensor).
+template <class Get>
+void push_named_tensors(lua_State* L, size_t count, Get get) {
+  lua_createtable(L, 0, int(count));
+  for (size_t i = 0; i < count; ++i) {
+    const char* name = nullptr;
+    kiln_tensor* t = nullptr;
+    check(L, get(i, &name, &t));
+    lua_pushstring(L, name);
+    push_tensor(L, t);
+    lua_settable(L, -3);
+  }
+}
+
 // Calls an op by name (looked up once per state and cached) and pushes its
 // outputs; returns how many it pushed.
 int call_op(lua_State* L, const char* op, kiln_tensor* const* inputs, size_t n_inputs, const kiln_attr* attrs,

@@ -7,15 +7,9 @@ namespace kiln::lua {
 void push_example(lua_State* L, const kiln_example* ex) {
   size_t n = 0;
   check(L, kiln_example_field_count(ex, &n));
-  lua_createtable(L, 0, int(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    kiln_tensor* t = nullptr;
-    check(L, kiln_example_field(ex, i, &name, &t));
-    lua_pushstring(L, name);
-    push_tensor(L, t);
-    lua_settable(L, -3);
-  }
+  push_named_tensors(L, n, [&](size_t i, const char** name, kiln_tensor** t) {
+    return kiln_example_field(ex, i, name, t);
+  });
 }
 
 ExampleRef check_example(lua_State* L, int index) {

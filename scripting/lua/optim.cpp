@@ -160,15 +160,9 @@ int optimizer_state(lua_State* L) {
   kiln_optimizer* opt = check_optimizer(L, 1);
   size_t n = 0;
   check(L, kiln_optimizer_state_count(opt, &n));
-  lua_createtable(L, 0, int(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    kiln_tensor* t = nullptr;
-    check(L, kiln_optimizer_state_get(opt, i, &name, &t));
-    lua_pushstring(L, name);
-    push_tensor(L, t);
-    lua_settable(L, -3);
-  }
+  push_named_tensors(L, n, [&](size_t i, const char** name, kiln_tensor** t) {
+    return kiln_optimizer_state_get(opt, i, name, t);
+  });
   return 1;
 }
 
