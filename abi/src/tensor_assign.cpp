@@ -1,5 +1,7 @@
 // kiln_tensor_assign: values copied into an existing tensor in place,
 // converted to its dtype and moved to its device on the way.
+#include "tensor_assign.hpp"
+
 #include <cstring>
 
 #include "guard.hpp"
@@ -27,27 +29,33 @@ kiln::Tensor converted(kiln::Runtime& rt, kiln::Tensor src, kiln::DType dtype, k
 
 }  // namespace
 
+namespace kiln::abi {
+
+void assign_values(Runtime& rt, const Tensor& target, const Tensor& src) {
+  KILN_CHECK(src.shape() == target.shape(), Status::shape_mismatch, "'dst' is shaped ", to_string(target.shape()),
+             " and 'src' ", to_string(src.shape()), "; they must be the same");
+  KILN_CHECK(target.is_contiguous(), Status::invalid_state, "'dst' (", describe(target),
+             ") is a strided view; assign into a contiguous tensor");
+  // An assignment is not part of any model: it writes a leaf (a parameter,
+  // an optimizer's state) behind the tape's back.
+  NoGradGuard no_grad(rt);
+  const Tensor values = converted(rt, src, target.dtype(), target.device());
+  if (values.same(target) || values.raw_data() == target.raw_data()) return;
+  if (target.device().is_cpu() && values.device().is_cpu())
+    std::memmove(target.raw_data(), values.raw_data(), target.nbytes());
+  else
+    cuda_copy(target.raw_data(), target.device(), values.raw_data(), values.device(), target.nbytes());
+}
+
+}  // namespace kiln::abi
+
 extern "C" {
 
 kiln_status kiln_tensor_assign(kiln_tensor* dst, const kiln_tensor* src) {
   KILN_REQUIRE(dst, src);
   return guarded(__func__, [&] {
     kiln::abi::check_owner(dst->runtime, src, "src");
-    const kiln::Tensor& target = dst->tensor;
-    KILN_CHECK(src->tensor.shape() == target.shape(), kiln::Status::shape_mismatch, "'dst' is shaped ",
-               to_string(target.shape()), " and 'src' ", to_string(src->tensor.shape()), "; they must be the same");
-    KILN_CHECK(target.is_contiguous(), kiln::Status::invalid_state, "'dst' (", describe(target),
-               ") is a strided view; assign into a contiguous tensor");
-    kiln::Runtime& rt = dst->runtime->runtime;
-    // An assignment is not part of any model: it writes a leaf (a parameter,
-    // an optimizer's state) behind the tape's back.
-    kiln::NoGradGuard no_grad(rt);
-    const kiln::Tensor values = converted(rt, src->tensor, target.dtype(), target.device());
-    if (values.same(target) || values.raw_data() == target.raw_data()) return;
-    if (target.device().is_cpu() && values.device().is_cpu())
-      std::memmove(target.raw_data(), values.raw_data(), target.nbytes());
-    else
-      kiln::cuda_copy(target.raw_data(), target.device(), values.raw_data(), values.device(), target.nbytes());
+    kiln::abi::assign_values(dst->runtime->runtime, dst->tensor, src->tensor);
   });
 }
 

@@ -64,6 +64,7 @@ int open_module(lua_State* L) {
   open_optim(L);
   open_data(L);
   open_train(L);
+  open_checkpoint(L);
   return 1;
 }
 

@@ -13,7 +13,11 @@
 //     on_step = function(m) end,               -- m: the fields of kiln_step_metrics by their C names
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
 //     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second);
-//   }                                          --   eval: step, epoch, samples, loss, accuracy, seconds
+//                                              --   eval: step, epoch, samples, loss, accuracy, seconds
+//     checkpoint = "run.safetensors",          -- the training state, saved when training ends
+//     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
+//     resume = "run.safetensors",              -- a training state to continue from (it must exist)
+//   }
 //
 // A callback returning a true value stops training after the current step.
 // An error raised in a callback stops training, and kiln.fit raises it again
@@ -221,11 +225,14 @@ int fit(lua_State* L) {
   check_known_fields(L, 1, "kiln.fit",
                      {"model", "loss", "optimizer", "schedule", "train", "validation", "epochs", "max_steps",
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
-                      "input_field", "target_field", "on_step", "on_epoch", "on_eval"});
+                      "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
+                      "checkpoint_every", "resume"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
   const std::string input_field = opt_string_field(L, 1, "input_field");
   const std::string target_field = opt_string_field(L, 1, "target_field");
+  const std::string checkpoint = opt_string_field(L, 1, "checkpoint");
+  const std::string resume = opt_string_field(L, 1, "resume");
 
   kiln_trainer_options o{};
   o.size = sizeof o;
@@ -245,6 +252,8 @@ int fit(lua_State* L) {
   o.metrics_path = metrics.empty() ? nullptr : metrics.c_str();
   o.input_field = input_field.empty() ? nullptr : input_field.c_str();
   o.target_field = target_field.empty() ? nullptr : target_field.c_str();
+  o.checkpoint_path = checkpoint.empty() ? nullptr : checkpoint.c_str();
+  o.checkpoint_every = opt_integer_field(L, 1, "checkpoint_every", 0);
 
   FitState s;
   s.L = L;
@@ -260,7 +269,10 @@ int fit(lua_State* L) {
   kiln_trainer* raw = nullptr;
   check(L, kiln_trainer_create(runtime(L), &o, &raw));
   const TrainerRef trainer(raw, kiln_trainer_release);
-  const kiln_status status = kiln_trainer_run(trainer.get());
+  if (!resume.empty()) check(L, kiln_trainer_load(trainer.get(), resume.c_str()));
+  kiln_status status = kiln_trainer_run(trainer.get());
+  // The final state too, so that a finished run can be continued with more epochs.
+  if (status == KILN_OK && !checkpoint.empty()) status = kiln_trainer_save(trainer.get(), checkpoint.c_str());
   if (s.error != LUA_NOREF) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, s.error);
     lua_error(L);

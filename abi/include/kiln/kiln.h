@@ -541,6 +541,11 @@ KILN_API kiln_status kiln_loader_length(const kiln_loader* loader, int64_t* num_
 /* Starts epoch `epoch` (0, 1, ...): abandons what is left of the current
  * one and begins making the new epoch's batches. */
 KILN_API kiln_status kiln_loader_start_epoch(kiln_loader* loader, int64_t epoch);
+/* The same, starting at batch `first_batch` of the epoch (0 <= first_batch
+ * <= the number of batches): the batches before it are skipped without
+ * being made, and the rest are exactly those an uninterrupted epoch would
+ * deliver. A resumed run continues with it. */
+KILN_API kiln_status kiln_loader_start_epoch_at(kiln_loader* loader, int64_t epoch, int64_t first_batch);
 
 /* The next batch of the current epoch as a new example (its fields are the
  * stacked fields of the examples), or *out = NULL when the epoch is over.
@@ -632,6 +637,8 @@ typedef struct kiln_trainer_options {
   kiln_eval_fn on_eval;
   kiln_epoch_fn on_epoch;
   void* user_data;
+  int64_t checkpoint_every;    /* > 0: kiln_trainer_save(checkpoint_path) after every this many steps */
+  const char* checkpoint_path; /* required when checkpoint_every > 0 */
 } kiln_trainer_options;
 
 /* The trainer takes references on the objects in `options` that have a
@@ -659,6 +666,63 @@ KILN_API kiln_status kiln_trainer_evaluate(kiln_trainer* trainer, kiln_loader* l
  * are 0, and nothing is logged. */
 KILN_API kiln_status kiln_evaluate(kiln_module* model, kiln_loader* loader, const char* loss, const char* input_field,
                                    const char* target_field, kiln_eval_metrics* out);
+
+/* ---- checkpoints ----------------------------------------------------------------------- */
+
+/* Checkpoints are safetensors files: a little-endian u64 header length, a
+ * JSON header naming each tensor's dtype, shape and byte range, then the
+ * tensors' bytes. Nothing in them is ever executed. Every file is written
+ * atomically: into a temporary file beside `path`, flushed to disk, renamed
+ * over `path`, then the directory is flushed. A failed save (a read-only
+ * or full location, a process killed midway) leaves whatever was at `path`
+ * before untouched and reports the error; no partial file ever takes the
+ * final name.
+ *
+ * Reading validates the whole header before anything is read or changed:
+ * a truncated file, a header length beyond the file, a header that is not
+ * JSON or not a safetensors header, an unknown dtype, a shape whose size
+ * overflows, byte ranges that do not match the shape, overlap, leave gaps
+ * or stop short of the end of the file, and a name given twice each fail
+ * with KILN_ERR_IO and a message saying which. Nothing larger than the file
+ * is ever allocated. */
+
+/* Writes the fields of `tensors` (any device; copied to the host as needed)
+ * under their names. */
+KILN_API kiln_status kiln_safetensors_save(const kiln_example* tensors, const char* path);
+/* Reads every tensor of a safetensors file into a new example (CPU tensors,
+ * fields in the file's order). */
+KILN_API kiln_status kiln_safetensors_load(kiln_runtime* rt, const char* path, kiln_example** out);
+
+/* Weights: the parameters and buffers of `model` under their dotted names,
+ * the names PyTorch's state_dict gives the same model ("0.weight",
+ * "conv1.bias", "1.running_mean"), each in its own dtype. */
+KILN_API kiln_status kiln_weights_save(kiln_module* model, const char* path);
+/* Loads a weights file into `model`: each parameter and buffer takes the
+ * tensor of its name, converted to its dtype and copied to its device.
+ * Shapes must match. strict != 0: the file must hold exactly the model's
+ * names (PyTorch's strict=True); otherwise names only one side has are
+ * skipped. The names that do not match are listed in the error. All or
+ * nothing: on any error the model is unchanged. */
+KILN_API kiln_status kiln_weights_load(kiln_module* model, const char* path, int strict);
+
+/* The full training state of `trainer`, enough to continue exactly where it
+ * stands: the model's parameters and buffers (named "model.<name>"), the
+ * optimizer's state ("optimizer.<entry>", see kiln_optimizer_state_get),
+ * each group's learning rate, the step, the epoch and the position in it
+ * (the train loader resumes at the next batch), the runtime's random
+ * stream, and a manifest of the kiln version and of every loaded plugin's
+ * name and version. On the CPU, a run that saves, restarts and loads takes
+ * the same steps with bit-identical losses and parameters as one that never
+ * stopped. */
+KILN_API kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path);
+/* Restores a state written by kiln_trainer_save into a trainer made with
+ * the same model structure, optimizer and loaders. A path that does not
+ * exist is an error (never a silent fresh start); a file that is not a
+ * training state, or whose tensors do not fit the model or the optimizer,
+ * fails naming what differs, and leaves the trainer, the model and the
+ * optimizer unchanged. Plugins named in the manifest that are missing or
+ * of another version are reported as warnings on the log. */
+KILN_API kiln_status kiln_trainer_load(kiln_trainer* trainer, const char* path);
 
 /* ---- parallel strategies ---------------------------------------------------------------- */
 

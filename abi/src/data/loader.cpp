@@ -91,6 +91,11 @@ kiln_status kiln_loader_start_epoch(kiln_loader* loader, int64_t epoch) {
   return guarded(__func__, [&] { loader->engine->start_epoch(epoch); });
 }
 
+kiln_status kiln_loader_start_epoch_at(kiln_loader* loader, int64_t epoch, int64_t first_batch) {
+  KILN_REQUIRE(loader);
+  return guarded(__func__, [&] { loader->engine->start_epoch(epoch, first_batch); });
+}
+
 kiln_status kiln_loader_next(kiln_loader* loader, kiln_example** out) {
   KILN_REQUIRE(loader, out);
   return guarded(__func__, [&] {

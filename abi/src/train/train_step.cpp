@@ -6,6 +6,7 @@
 #include <chrono>
 #include <vector>
 
+#include "checkpoint/training_state.hpp"
 #include "kiln/error.hpp"
 #include "train/batch_loss.hpp"
 #include "train/callback.hpp"
@@ -157,6 +158,8 @@ kiln_step_metrics train_step(kiln_trainer& t, bool evaluate_as_configured) {
   t.metrics->write(m);
   t.progress->step(m, s.epoch_seconds);
   if (epoch_over) t.progress->end_epoch();
+  // Before the callbacks, so that a host stopping at this step finds it saved.
+  if (c.checkpoint_every > 0 && s.step % c.checkpoint_every == 0) save_training_state(t, c.checkpoint_path);
   if (c.on_step && run_callback("on_step", [&] { return c.on_step(c.user_data, &m); })) s.stop_requested = true;
   if (evaluate_as_configured && evaluation_due(t, epoch_over)) evaluate(t, c.validation.get());
   if (epoch_over && c.on_epoch &&

@@ -54,6 +54,8 @@ struct TrainerConfig {
   kiln_eval_fn on_eval = nullptr;
   kiln_epoch_fn on_epoch = nullptr;
   void* user_data = nullptr;
+  int64_t checkpoint_every = 0;  // 0: none
+  std::string checkpoint_path;
 };
 
 // Where training stands.

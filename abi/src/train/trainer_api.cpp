@@ -1,8 +1,9 @@
-// The trainer through the C API: creation, release, one step, a whole run
-// and an evaluation.
+// The trainer through the C API: creation, release, one step, a whole run,
+// an evaluation, and saving and loading its state.
 #include <algorithm>
 #include <cstring>
 
+#include "checkpoint/training_state.hpp"
 #include "data/loader.hpp"
 #include "guard.hpp"
 #include "kiln/error.hpp"
@@ -112,6 +113,16 @@ kiln_status kiln_evaluate(kiln_module* model, kiln_loader* loader, const char* l
                                    target_field ? target_field : "target"};
     copy_out(kiln::train::evaluate(m, loader), out);
   });
+}
+
+kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path) {
+  KILN_REQUIRE(trainer, path);
+  return trainer_guarded(__func__, [&] { kiln::train::save_training_state(*trainer, path); });
+}
+
+kiln_status kiln_trainer_load(kiln_trainer* trainer, const char* path) {
+  KILN_REQUIRE(trainer, path);
+  return trainer_guarded(__func__, [&] { kiln::train::load_training_state(*trainer, path); });
 }
 
 }  // extern "C"

@@ -41,6 +41,11 @@ void check_counts(const kiln_trainer_options& o) {
              "; expected >= 0 (0: after every epoch)");
   KILN_CHECK(o.log_every >= 0, Status::invalid_argument, "options->log_every is ", o.log_every,
              "; expected >= 0 (0: every 50 steps)");
+  KILN_CHECK(o.checkpoint_every >= 0, Status::invalid_argument, "options->checkpoint_every is ", o.checkpoint_every,
+             "; expected >= 0 (0: no checkpoints)");
+  KILN_CHECK(o.checkpoint_every == 0 || (o.checkpoint_path && *o.checkpoint_path), Status::invalid_argument,
+             "options->checkpoint_every is ", o.checkpoint_every,
+             " but options->checkpoint_path is not set; say where the checkpoints go");
   KILN_CHECK(o.progress >= 0 && o.progress <= 3, Status::invalid_argument, "options->progress is ", o.progress,
              "; expected 0 (automatic), 1 (bar), 2 (lines) or 3 (quiet)");
 }
@@ -124,6 +129,8 @@ TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   c.on_eval = o.on_eval;
   c.on_epoch = o.on_epoch;
   c.user_data = o.user_data;
+  c.checkpoint_every = o.checkpoint_every;
+  if (o.checkpoint_every > 0) c.checkpoint_path = o.checkpoint_path;
   return c;
 }
 

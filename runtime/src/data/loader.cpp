@@ -57,17 +57,19 @@ Loader::~Loader() {
   if (workers_) workers_->join();
 }
 
-void Loader::start_epoch(int64_t epoch) {
+void Loader::start_epoch(int64_t epoch, int64_t first_batch) {
   KILN_CHECK(epoch >= 0 && epoch <= kMaxEpoch, Status::invalid_argument, "epoch is ", epoch,
              "; expected 0 <= epoch < 2^62");
+  KILN_CHECK(first_batch >= 0 && first_batch <= num_batches_, Status::invalid_argument, "first batch is ",
+             first_batch, "; an epoch of this loader has ", num_batches_, " batch(es)");
   auto plan = std::make_shared<const EpochPlan>(EpochPlan{epoch, epoch_shard(num_examples_, options_.shard, epoch)});
   std::vector<std::optional<BatchResult>> slots(static_cast<size_t>(num_batches_));
   std::lock_guard lock(mutex_);
   abandon_locked();
   plan_ = std::move(plan);
   slots_ = std::move(slots);
-  next_to_submit_ = 0;
-  next_to_deliver_ = 0;
+  next_to_submit_ = first_batch;
+  next_to_deliver_ = first_batch;
   submit_locked();
 }
 

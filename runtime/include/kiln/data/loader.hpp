@@ -67,8 +67,9 @@ class Loader {
   int64_t num_batches() const { return num_batches_; }
 
   // Abandons what is left of the current epoch (workers drop their work)
-  // and starts making the batches of `epoch`.
-  void start_epoch(int64_t epoch);
+  // and starts making the batches of `epoch` from `first_batch` on (a
+  // resumed run skips those it already took; 0 <= first_batch <= num_batches()).
+  void start_epoch(int64_t epoch, int64_t first_batch = 0);
 
   // The next batch of the epoch, or nothing when it is over. A failed batch
   // throws its error (naming the example) and ends the epoch.
