@@ -1,0 +1,166 @@
+"""The trainer: a training loop that runs in C++, with Python callbacks.
+
+    trainer = kiln.Trainer(model, optimizer, train_loader, loss="cross_entropy", epochs=3,
+                           validation=val_loader, on_step=lambda m: print(m.step, m.loss))
+    trainer.run()
+
+on_step(metrics), on_eval(metrics) and on_epoch(epoch, last_step) are
+called from the loop; a truthy result stops training after the current
+step. An exception raised in one stops training and is raised again by the
+call that ran the loop (run, step, evaluate).
+"""
+import ctypes
+import dataclasses
+import os
+
+from . import _capi, errors
+from ._callbacks import CallbackBridge
+from ._handle import Handle, handle_of
+from ._library import lib
+from .data import Loader
+from .modules import Module
+from .optim import LRSchedule, Optimizer
+from .strategy import Strategy
+
+
+@dataclasses.dataclass(frozen=True)
+class StepMetrics:
+    """What one optimizer step did (kiln_step_metrics)."""
+
+    step: int
+    epoch: int
+    epoch_step: int
+    samples: int
+    loss: float
+    lr: float
+    grad_norm: float
+    step_seconds: float
+    input_wait_seconds: float
+    samples_per_second: float
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalMetrics:
+    """One evaluation pass (kiln_eval_metrics); accuracy is -1 when targets are not class indices."""
+
+    step: int
+    epoch: int
+    samples: int
+    loss: float
+    accuracy: float
+    seconds: float
+
+
+def _step_metrics(pointer):
+    """A kiln_step_metrics* of a callback as StepMetrics (None for NULL)."""
+    return _capi.to_dataclass(StepMetrics, pointer.contents) if pointer else None
+
+
+def _eval_metrics(pointer):
+    return _capi.to_dataclass(EvalMetrics, pointer.contents)
+
+
+_PROGRESS = {"auto": 0, "bar": 1, "lines": 2, "quiet": 3}
+
+
+def _progress(value):
+    if value in _PROGRESS:
+        return _PROGRESS[value]
+    if value in _PROGRESS.values():
+        return value
+    raise errors.InvalidArgument(f"progress is {value!r}; expected one of {', '.join(map(repr, _PROGRESS))} "
+                                 f"(or 0 to 3)")
+
+
+def _optional_path(path):
+    return None if path is None else os.fsencode(path)
+
+
+def _optional_text(text):
+    return None if text is None else text.encode()
+
+
+class Trainer(Handle):
+    """kiln_trainer_create with the options as keyword arguments; see kiln.h
+    for each. progress: "auto" (a bar on a terminal, lines otherwise),
+    "bar", "lines" or "quiet". The schedule and the strategy are kept open
+    while the trainer uses them."""
+
+    _release_function = "kiln_trainer_release"
+
+    def __init__(self, model, optimizer, train, *, loss=None, schedule=None, validation=None, strategy=None,
+                 epochs=0, max_steps=0, accumulate=1, clip_grad_norm=0.0, eval_every=0, log_every=0,
+                 progress="auto", metrics_path=None, input_field=None, target_field=None, on_step=None,
+                 on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None):
+        self._bridge = CallbackBridge()
+        # Kept as long as the trainer: kiln calls them until it is released.
+        self._callbacks = (
+            self._bridge.wrap(_capi.StepFn, "on_step", on_step, lambda m: (_step_metrics(m),)),
+            self._bridge.wrap(_capi.EvalFn, "on_eval", on_eval, lambda m: (_eval_metrics(m),)),
+            self._bridge.wrap(_capi.EpochFn, "on_epoch", on_epoch, lambda epoch, m: (epoch, _step_metrics(m))),
+        )
+        options = _capi.sized(
+            _capi.TrainerOptions, model=handle_of(model, Module, "model"), loss=_optional_text(loss),
+            optimizer=handle_of(optimizer, Optimizer, "optimizer"),
+            schedule=handle_of(schedule, LRSchedule, "schedule", optional=True),
+            train=handle_of(train, Loader, "train"),
+            validation=handle_of(validation, Loader, "validation", optional=True),
+            strategy=handle_of(strategy, Strategy, "strategy", optional=True), epochs=epochs, max_steps=max_steps,
+            accumulate=accumulate, clip_grad_norm=clip_grad_norm, eval_every=eval_every, log_every=log_every,
+            progress=_progress(progress),
+            metrics_path=_optional_path(metrics_path), input_field=_optional_text(input_field),
+            target_field=_optional_text(target_field), on_step=self._callbacks[0], on_eval=self._callbacks[1],
+            on_epoch=self._callbacks[2], checkpoint_every=checkpoint_every,
+            checkpoint_path=_optional_path(checkpoint_path))
+        runtime = model.runtime
+        out = ctypes.c_void_p()
+        lib.kiln_trainer_create(runtime._raw_address, ctypes.byref(options), ctypes.byref(out))
+        super().__init__(out.value, runtime)
+        # kiln holds the model, optimizer and loaders itself; the schedule and
+        # the strategy it does not reference-count must stay open (they were
+        # checked open above, so holding them cannot fail).
+        self._unowned = [x for x in (schedule, strategy) if x is not None]
+        for x in self._unowned:
+            x._hold()
+
+    def _drop(self):
+        if self._address is not None:
+            super()._drop()
+            for x in self._unowned:
+                x._unhold()
+
+    def step(self):
+        """One optimizer step; its StepMetrics, or None when training is over."""
+        metrics = _capi.sized(_capi.StepMetrics)
+        done = ctypes.c_int()
+        self._bridge.run(lib.kiln_trainer_step, self._ptr, ctypes.byref(metrics), ctypes.byref(done))
+        return None if done.value else _capi.to_dataclass(StepMetrics, metrics)
+
+    def run(self):
+        """Steps until done, evaluating as configured."""
+        self._bridge.run(lib.kiln_trainer_run, self._ptr)
+
+    def evaluate(self, loader=None):
+        """One pass over the validation loader (or `loader`) in eval mode without gradients."""
+        metrics = _capi.sized(_capi.EvalMetrics)
+        loader_handle = handle_of(loader, Loader, "loader", optional=True)
+        self._bridge.run(lib.kiln_trainer_evaluate, self._ptr, loader_handle, ctypes.byref(metrics))
+        return _capi.to_dataclass(EvalMetrics, metrics)
+
+    def save(self, path):
+        """The full training state, to continue exactly where it stands (a safetensors file, written atomically)."""
+        lib.kiln_trainer_save(self._ptr, os.fsencode(path))
+
+    def load(self, path):
+        """Restores a state written by save(); a missing path is an error, never a fresh start."""
+        lib.kiln_trainer_load(self._ptr, os.fsencode(path))
+
+
+def evaluate(model, loader, loss=None, input_field=None, target_field=None):
+    """One evaluation pass of `model` over `loader` without a trainer:
+    loss(model(batch[input_field]), batch[target_field]) averaged, and the
+    accuracy. Defaults: "cross_entropy", "input", "target"."""
+    metrics = _capi.sized(_capi.EvalMetrics)
+    lib.kiln_evaluate(handle_of(model, Module, "model"), handle_of(loader, Loader, "loader"), _optional_text(loss),
+                      _optional_text(input_field), _optional_text(target_field), ctypes.byref(metrics))
+    return _capi.to_dataclass(EvalMetrics, metrics)
