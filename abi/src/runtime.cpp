@@ -1,5 +1,6 @@
 // Runtime handles: creation from versioned options (with the default
-// plugins), reference counting, seeding and memory statistics.
+// plugins), reference counting, seeding, memory statistics and the GPU
+// memory cache.
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
@@ -59,7 +60,21 @@ kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type device, int
     if (KILN_HAS_FIELD(out, reserved_bytes)) out->reserved_bytes = s.reserved_bytes;
     if (KILN_HAS_FIELD(out, num_allocs)) out->num_allocs = s.num_allocs;
     if (KILN_HAS_FIELD(out, num_frees)) out->num_frees = s.num_frees;
+    if (KILN_HAS_FIELD(out, active_bytes)) out->active_bytes = s.active_bytes;
+    if (KILN_HAS_FIELD(out, cached_free_bytes)) out->cached_free_bytes = s.cached_free_bytes;
+    if (KILN_HAS_FIELD(out, largest_free_block)) out->largest_free_block = s.largest_free_block;
+    if (KILN_HAS_FIELD(out, num_reserves)) out->num_reserves = s.num_reserves;
+    if (KILN_HAS_FIELD(out, num_releases)) out->num_releases = s.num_releases;
+    if (KILN_HAS_FIELD(out, cache_hits)) out->cache_hits = s.cache_hits;
+    if (KILN_HAS_FIELD(out, num_cache_flushes)) out->num_cache_flushes = s.num_cache_flushes;
+    if (KILN_HAS_FIELD(out, limit_bytes)) out->limit_bytes = s.limit_bytes;
+    if (KILN_HAS_FIELD(out, fragmentation)) out->fragmentation = s.fragmentation;
   });
+}
+
+kiln_status kiln_memory_empty_cache(kiln_runtime* rt, kiln_device_type device, int device_index) {
+  KILN_REQUIRE(rt);
+  return guarded(__func__, [&] { rt->runtime.allocator(kiln::abi::to_device(device, device_index))->empty_cache(); });
 }
 
 }  // extern "C"

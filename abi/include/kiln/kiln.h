@@ -129,7 +129,11 @@ KILN_API void kiln_runtime_release(kiln_runtime* rt);
 KILN_API kiln_status kiln_manual_seed(kiln_runtime* rt, uint64_t seed);
 
 /* Memory statistics of one device's allocator. Set out->size to
- * sizeof(kiln_memory_stats) first; only fields within it are written. */
+ * sizeof(kiln_memory_stats) first; only fields within it are written.
+ * GPU memory comes from a caching allocator: freed blocks stay reserved
+ * for reuse, so reserved_bytes stays above current_bytes until
+ * kiln_memory_empty_cache. The fields after num_frees describe that cache
+ * and are 0 for the CPU. */
 typedef struct kiln_memory_stats {
   size_t size;
   int64_t current_bytes;  /* bytes held by live allocations */
@@ -137,11 +141,26 @@ typedef struct kiln_memory_stats {
   int64_t reserved_bytes; /* bytes obtained from the system (>= current for caching allocators) */
   int64_t num_allocs;
   int64_t num_frees;
+  int64_t active_bytes;       /* bytes of blocks in use (requests rounded up to 512 bytes); includes blocks freed
+                               * but still awaiting work on another stream */
+  int64_t cached_free_bytes;  /* reserved_bytes - active_bytes: reusable without asking the device */
+  int64_t largest_free_block; /* bytes of the largest cached free block */
+  int64_t num_reserves;       /* segments obtained from the device (cudaMalloc calls) */
+  int64_t num_releases;       /* segments given back (cudaFree calls) */
+  int64_t cache_hits;         /* allocations served from cached memory */
+  int64_t num_cache_flushes;  /* times an allocation emptied the cache to retry after running out */
+  int64_t limit_bytes;        /* cap on reserved_bytes (KILN_CUDA_MEMORY_FRACTION); 0: none */
+  double fragmentation;       /* 1 - largest_free_block / cached_free_bytes; 0 when nothing is cached */
 } kiln_memory_stats;
 
 /* `out` is owned by the caller and written during the call. */
 KILN_API kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type device, int device_index,
                                            kiln_memory_stats* out);
+
+/* Gives the cached memory of one device's allocator that no tensor uses
+ * back to the device (for GPU memory another library needs); it is
+ * reserved again when needed. Does nothing for the CPU. */
+KILN_API kiln_status kiln_memory_empty_cache(kiln_runtime* rt, kiln_device_type device, int device_index);
 
 /* ---- build and devices ------------------------------------------------------- */
 

@@ -18,6 +18,20 @@ struct MemoryStats {
   int64_t reserved_bytes = 0;  // bytes obtained from the system (>= current for caching allocators)
   int64_t num_allocs = 0;      // allocations served since creation
   int64_t num_frees = 0;
+  // Caching allocators fill these; the others leave them 0.
+  int64_t active_bytes = 0;        // bytes of blocks in use, after size rounding; a block freed while
+                                   // another stream may still use it counts until that stream is done
+  int64_t cached_free_bytes = 0;   // reserved_bytes - active_bytes: reusable without asking the system
+  int64_t largest_free_block = 0;  // bytes of the largest cached free block
+  int64_t num_reserves = 0;        // segments obtained from the system (cudaMalloc calls)
+  int64_t num_releases = 0;        // segments given back (cudaFree calls)
+  int64_t cache_hits = 0;          // allocations served from cached memory, without a new segment
+  int64_t num_cache_flushes = 0;   // times an allocation emptied the cache to retry (out of memory)
+  int64_t limit_bytes = 0;         // cap on reserved_bytes; 0: none but the device's own size
+  // How scattered the cached free memory is: 1 - largest_free_block /
+  // cached_free_bytes. 0 when nothing is cached or it is one block; near 1
+  // when it is many small pieces that a large request cannot use.
+  double fragmentation = 0;
 };
 
 // Owning pointer to device memory with the function that frees it.
@@ -70,6 +84,9 @@ class Allocator {
   // bytes). Throws Error(out_of_memory) naming the request and the statistics.
   virtual DataPtr allocate(size_t bytes) = 0;
   virtual MemoryStats stats() const = 0;
+  // Gives cached memory that no allocation uses back to the system; an
+  // allocator that caches nothing has nothing to do.
+  virtual void empty_cache() {}
 };
 
 // Reference-counted memory behind one or more tensors.

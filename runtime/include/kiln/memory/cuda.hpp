@@ -14,7 +14,10 @@ struct DeviceInventory;
 bool built_with_cuda();
 // GPUs visible to this process, or the reason there are none.
 DeviceInventory cuda_inventory();
-// A device allocator for GPU `index`; throws when CUDA is unavailable.
+// The device allocator for GPU `index`: a CachingAllocator
+// (kiln/memory/caching_allocator.hpp) on kiln's compute stream, capped by
+// KILN_CUDA_MEMORY_FRACTION (kiln/memory/memory_fraction.hpp). Throws when
+// CUDA is unavailable or the variable is malformed.
 std::shared_ptr<Allocator> make_cuda_allocator(int index);
 // Page-locked host memory (cudaHostAlloc), for buffers that are copied to a
 // GPU: the copy runs at full bus speed and can overlap compute. Freed blocks

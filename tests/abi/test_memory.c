@@ -1,0 +1,92 @@
+/* Memory statistics and the GPU memory cache through the C API: the
+ * caching allocator's fields, a caller with an older (shorter) struct,
+ * kiln_memory_empty_cache and its bad arguments. The GPU part is skipped,
+ * with the reason printed, where no GPU is present. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+
+static kiln_memory_stats read_stats(kiln_runtime* rt, kiln_device_type device) {
+  kiln_memory_stats stats;
+  memset(&stats, 0xff, sizeof stats); /* every field the call skips stays visibly unset */
+  stats.size = sizeof stats;
+  CHECK_OK(kiln_memory_stats_get(rt, device, 0, &stats));
+  return stats;
+}
+
+static void cpu_has_no_cache(kiln_runtime* rt) {
+  const int64_t shape[1] = {1000};
+  kiln_tensor* t = NULL;
+  kiln_memory_stats stats;
+  CHECK_OK(kiln_tensor_empty(rt, shape, 1, KILN_F32, KILN_DEVICE_CPU, 0, &t));
+  stats = read_stats(rt, KILN_DEVICE_CPU);
+  CHECK(stats.current_bytes >= 4000);
+  CHECK(stats.active_bytes == 0 && stats.cached_free_bytes == 0 && stats.largest_free_block == 0);
+  CHECK(stats.num_reserves == 0 && stats.num_releases == 0 && stats.cache_hits == 0);
+  CHECK(stats.num_cache_flushes == 0 && stats.limit_bytes == 0 && stats.fragmentation == 0.0);
+  CHECK_OK(kiln_memory_empty_cache(rt, KILN_DEVICE_CPU, 0));
+  kiln_tensor_release(t);
+}
+
+static void older_struct_gets_only_its_fields(kiln_runtime* rt) {
+  kiln_memory_stats stats;
+  memset(&stats, 0, sizeof stats);
+  stats.size = offsetof(kiln_memory_stats, active_bytes);
+  stats.num_reserves = 42;
+  stats.fragmentation = 0.5;
+  CHECK_OK(kiln_memory_stats_get(rt, KILN_DEVICE_CPU, 0, &stats));
+  CHECK(stats.num_allocs >= 1);
+  CHECK(stats.num_reserves == 42 && stats.fragmentation == 0.5);
+}
+
+static void empty_cache_bad_arguments(kiln_runtime* rt) {
+  CHECK_ERROR(kiln_memory_empty_cache(NULL, KILN_DEVICE_CPU, 0), KILN_ERR_INVALID_ARGUMENT, "kiln_memory_empty_cache",
+              "'rt'");
+  CHECK_ERROR(kiln_memory_empty_cache(rt, KILN_DEVICE_CUDA, 99), KILN_ERR_DEVICE_MISMATCH, "cuda:99");
+  CHECK_ERROR(kiln_memory_empty_cache(rt, (kiln_device_type)7, 0), KILN_ERR_INVALID_ARGUMENT, "unknown device type value 7");
+}
+
+static void gpu_cache(kiln_runtime* rt) {
+  const int64_t shape[1] = {1 << 20}; /* 4 MiB: one 20 MiB segment */
+  kiln_tensor* t = NULL;
+  kiln_memory_stats stats;
+  int cuda_count = 0;
+  const char* reason = NULL;
+  CHECK_OK(kiln_devices_get(rt, &cuda_count, &reason));
+  if (cuda_count == 0) {
+    printf("GPU cache checks skipped: no GPU: %s\n", reason);
+    return;
+  }
+  CHECK_OK(kiln_tensor_empty(rt, shape, 1, KILN_F32, KILN_DEVICE_CUDA, 0, &t));
+  stats = read_stats(rt, KILN_DEVICE_CUDA);
+  CHECK(stats.current_bytes == 4 << 20 && stats.active_bytes == 4 << 20);
+  CHECK(stats.reserved_bytes == 20 << 20 && stats.num_reserves == 1);
+  CHECK(stats.cached_free_bytes == 16 << 20 && stats.largest_free_block == 16 << 20);
+  kiln_tensor_release(t);
+  stats = read_stats(rt, KILN_DEVICE_CUDA);
+  CHECK(stats.current_bytes == 0 && stats.reserved_bytes == 20 << 20 && stats.fragmentation == 0.0);
+  CHECK_OK(kiln_memory_empty_cache(rt, KILN_DEVICE_CUDA, 0));
+  stats = read_stats(rt, KILN_DEVICE_CUDA);
+  CHECK(stats.reserved_bytes == 0 && stats.num_releases == 1);
+}
+
+int main(void) {
+  kiln_runtime_options options;
+  kiln_runtime* rt = NULL;
+  memset(&options, 0, sizeof options);
+  options.size = sizeof options;
+  options.num_threads = 1;
+  options.skip_default_plugins = 1;
+  if (kiln_runtime_create(&options, &rt) != KILN_OK) {
+    fprintf(stderr, "setup failed: %s\n", kiln_last_error());
+    return 1;
+  }
+  cpu_has_no_cache(rt);
+  older_struct_gets_only_its_fields(rt);
+  empty_cache_bad_arguments(rt);
+  gpu_cache(rt);
+  kiln_runtime_release(rt);
+  return check_report("memory");
+}
