@@ -58,17 +58,29 @@ static kiln_loader* make_worker_loader(const blobs* b) {
   return loader;
 }
 
+static void open_with(training_run* r, kiln_runtime* rt, int64_t max_steps, const char* checkpoint_path,
+                      int64_t checkpoint_every, int64_t hidden);
+
 void run_open(training_run* r, uint64_t seed, int64_t max_steps, const char* checkpoint_path,
               int64_t checkpoint_every) {
   run_open_wide(r, seed, max_steps, checkpoint_path, checkpoint_every, RUN_HIDDEN);
 }
 
+void run_open_in(training_run* r, kiln_runtime* rt, int64_t max_steps) {
+  open_with(r, rt, max_steps, NULL, 0, RUN_HIDDEN);
+}
+
 void run_open_wide(training_run* r, uint64_t seed, int64_t max_steps, const char* checkpoint_path,
                    int64_t checkpoint_every, int64_t hidden) {
+  open_with(r, open_runtime(seed), max_steps, checkpoint_path, checkpoint_every, hidden);
+}
+
+static void open_with(training_run* r, kiln_runtime* rt, int64_t max_steps, const char* checkpoint_path,
+                      int64_t checkpoint_every, int64_t hidden) {
   const kiln_attr schedule[2] = {kiln_attr_int("warmup_steps", 3), kiln_attr_int("total_steps", 30)};
   kiln_trainer_options o;
   memset(r, 0, sizeof *r);
-  r->rt = open_runtime(seed);
+  r->rt = rt;
   blobs_make(r->rt, RUN_EXAMPLES, 5, &r->data);
   r->loader = make_worker_loader(&r->data);
   r->model = make_mlp(r->rt, hidden);

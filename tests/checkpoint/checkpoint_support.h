@@ -33,6 +33,9 @@ void run_open(training_run* r, uint64_t seed, int64_t max_steps, const char* che
 /* The same with an MLP `hidden` wide. */
 void run_open_wide(training_run* r, uint64_t seed, int64_t max_steps, const char* checkpoint_path,
                    int64_t checkpoint_every, int64_t hidden);
+/* The same in a runtime the caller made (the run takes over its reference),
+ * without checkpoints. */
+void run_open_in(training_run* r, kiln_runtime* rt, int64_t max_steps);
 void run_close(training_run* r);
 
 /* One step; returns its loss (exits when training is already over). */

@@ -159,6 +159,43 @@ static void test_loader_resume_bounds(void) {
   run_close(&r);
 }
 
+static char captured_log[4096];
+
+static void capture_log(void* user, kiln_log_level level, const char* message) {
+  (void)user;
+  if (level < KILN_LOG_WARNING) return;
+  strncat(captured_log, message, sizeof captured_log - strlen(captured_log) - 2);
+  strcat(captured_log, "\n");
+}
+
+/* The state names the plugins that saved it: one missing here is a warning
+ * on the log, and the state still loads. */
+static void test_manifest_warns_about_missing_plugins(void) {
+  const char* path = scratch_path("manifest.safetensors");
+  const char* plugins[3] = {KILN_LAYERS_PLUGIN, KILN_OPTIM_PLUGIN, KILN_DATA_PLUGIN};
+  kiln_runtime_options o;
+  kiln_runtime* rt = NULL;
+  training_run r;
+  run_open(&r, 3, STEPS, NULL, 0);
+  CHECK_OK(kiln_trainer_save(r.trainer, path));
+  run_close(&r);
+
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.num_threads = 1;
+  o.plugin_paths = plugins;
+  o.n_plugin_paths = 3;
+  o.skip_default_plugins = 1;
+  o.log = capture_log;
+  REQUIRE_OK(kiln_runtime_create(&o, &rt));
+  run_open_in(&r, rt, STEPS);
+  CHECK_OK(kiln_trainer_load(r.trainer, path));
+  CHECK(strstr(captured_log, "was saved with plugin 'kiln-parallel'") != NULL);
+  CHECK(strstr(captured_log, "which is not loaded") != NULL);
+  CHECK(strstr(captured_log, "kiln-layers") == NULL);
+  run_close(&r);
+}
+
 int main(void) {
   train_straight();
   check_resume_at(8); /* mid-epoch: 6 batches per epoch, so epoch 1 at batch 2 */
@@ -169,5 +206,6 @@ int main(void) {
   test_other_model_changes_nothing();
   test_save_errors();
   test_loader_resume_bounds();
+  test_manifest_warns_about_missing_plugins();
   return check_report("checkpoint/resume");
 }

@@ -2,10 +2,10 @@
 // the file, its metadata, the model's tensors (read into host memory) and
 // the trainer's shape (groups, batches per epoch); then the optimizer's
 // state (which loads all or nothing itself), the model, and the position.
-#include <map>
 #include <string_view>
 
 #include "checkpoint/module_state.hpp"
+#include "checkpoint/plugin_manifest.hpp"
 #include "checkpoint/state_metadata.hpp"
 #include "checkpoint/training_state.hpp"
 #include "handles.hpp"
@@ -93,15 +93,7 @@ void load_optimizer_state(kiln_optimizer* opt, const OptimizerEntries& entries, 
 // Plugins the file names that are missing here or of another version: the
 // model may still load, so these are warnings, not errors.
 void warn_about_plugins(kiln_runtime* rt, const checkpoint::Metadata& metadata, const std::string& path) {
-  std::map<std::string, std::string, std::less<>> loaded;
-  size_t n = 0;
-  check_call(kiln_plugin_count(rt, &n), "listing the plugins");
-  for (size_t i = 0; i < n; ++i) {
-    kiln_plugin_info info{};
-    info.size = sizeof info;
-    check_call(kiln_plugin_info_get(rt, i, &info), "listing the plugins");
-    loaded.emplace(info.name, info.version);
-  }
+  const abi::PluginVersions loaded = abi::loaded_plugins(rt);
   for (const auto& [key, version] : metadata) {
     if (!key.starts_with(keys::kPluginPrefix)) continue;
     const std::string name = key.substr(keys::kPluginPrefix.size());

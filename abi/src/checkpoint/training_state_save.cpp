@@ -1,4 +1,5 @@
 #include "checkpoint/module_state.hpp"
+#include "checkpoint/plugin_manifest.hpp"
 #include "checkpoint/state_metadata.hpp"
 #include "checkpoint/training_state.hpp"
 #include "handles.hpp"
@@ -26,14 +27,7 @@ void add_optimizer_state(kiln_optimizer* opt, abi::StateTensors& tensors) {
 // The kiln version and every loaded plugin with its version: what made the file.
 void add_manifest(kiln_runtime* rt, checkpoint::Metadata& m) {
   m.emplace_back(keys::kVersion, kiln_version());
-  size_t n = 0;
-  check_call(kiln_plugin_count(rt, &n), "listing the plugins");
-  for (size_t i = 0; i < n; ++i) {
-    kiln_plugin_info info{};
-    info.size = sizeof info;
-    check_call(kiln_plugin_info_get(rt, i, &info), "listing the plugins");
-    m.emplace_back(str_cat(keys::kPluginPrefix, info.name), info.version);
-  }
+  for (const auto& [name, version] : abi::loaded_plugins(rt)) m.emplace_back(str_cat(keys::kPluginPrefix, name), version);
 }
 
 void add_groups(const kiln_trainer& t, checkpoint::Metadata& m) {
