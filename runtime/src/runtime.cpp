@@ -27,6 +27,7 @@ int default_threads(int requested) {
 
 Runtime::Runtime(const RuntimeOptions& options)
     : id_(next_runtime_id.fetch_add(1)),
+      options_(options),
       devices_(cuda_inventory()),
       cpu_allocator_(std::make_shared<CpuAllocator>()),
       pool_(default_threads(options.num_threads) - 1),  // the calling thread is a worker too

@@ -114,6 +114,8 @@ typedef struct kiln_runtime_options {
   kiln_log_fn log;          /* warnings and errors of the runtime; NULL: written to stderr */
   void* log_user_data;
   int log_verbose;          /* nonzero: info and debug messages too, not only warnings and errors */
+  int allow_tf32;           /* nonzero: f32 matrix products and convolutions on a GPU may round their
+                               inputs to TF32 for speed (off by default, as in PyTorch) */
 } kiln_runtime_options;
 
 /* Creates a runtime. `options` may be NULL (defaults); it is read during the

@@ -30,6 +30,9 @@ class DnnlContext;
 struct RuntimeOptions {
   int num_threads = 0;  // CPU kernel threads; 0: one per hardware thread
   uint64_t seed = 0;    // initial seed of the random stream
+  // f32 matrix products and convolutions on a GPU may round their inputs to
+  // TF32 (10-bit mantissa) for speed; off, they keep full f32 precision.
+  bool allow_tf32 = false;
 };
 
 // What the runtime found at start: devices usable, and why a GPU is not.
@@ -46,6 +49,7 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   uint64_t id() const { return id_; }
+  const RuntimeOptions& options() const { return options_; }
 
   // Ops.
   OpRegistry& registry() { return registry_; }
@@ -92,6 +96,7 @@ class Runtime {
 
  private:
   uint64_t id_;
+  RuntimeOptions options_;
   OpRegistry registry_;
   DeviceInventory devices_;
   std::shared_ptr<Allocator> cpu_allocator_;

@@ -8,10 +8,26 @@
 #include <cmath>
 #include <cstdint>
 
+// The generator's arithmetic is also compiled into CUDA kernels, so a GPU
+// draws exactly the words the CPU draws.
+#ifdef __CUDACC__
+#define KILN_PHILOX_HOST_DEVICE __host__ __device__
+#else
+#define KILN_PHILOX_HOST_DEVICE
+#endif
+
 namespace kiln {
 
 struct Philox {
   static std::array<uint32_t, 4> block(uint64_t key, uint64_t counter_hi, uint64_t counter_lo) {
+    std::array<uint32_t, 4> words{};
+    block(key, counter_hi, counter_lo, words.data());
+    return words;
+  }
+
+  // The same block written to words[0..3].
+  KILN_PHILOX_HOST_DEVICE static void block(uint64_t key, uint64_t counter_hi, uint64_t counter_lo,
+                                            uint32_t* words) {
     uint32_t c0 = uint32_t(counter_lo), c1 = uint32_t(counter_lo >> 32);
     uint32_t c2 = uint32_t(counter_hi), c3 = uint32_t(counter_hi >> 32);
     uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
@@ -27,13 +43,16 @@ struct Philox {
       k0 += 0x9E3779B9u;
       k1 += 0xBB67AE85u;
     }
-    return {c0, c1, c2, c3};
+    words[0] = c0;
+    words[1] = c1;
+    words[2] = c2;
+    words[3] = c3;
   }
 
   // Uniform in [0, 1) with 24 random bits.
-  static float to_unit_float(uint32_t x) { return float(x >> 8) * (1.0f / 16777216.0f); }
+  KILN_PHILOX_HOST_DEVICE static float to_unit_float(uint32_t x) { return float(x >> 8) * (1.0f / 16777216.0f); }
   // Uniform in [0, 1) with 53 random bits from two words.
-  static double to_unit_double(uint32_t hi, uint32_t lo) {
+  KILN_PHILOX_HOST_DEVICE static double to_unit_double(uint32_t hi, uint32_t lo) {
     return double((uint64_t(hi) << 21) ^ (lo >> 11)) * (1.0 / 9007199254740992.0);
   }
 };
