@@ -77,6 +77,7 @@ class RuntimeOptions(ctypes.Structure):
         ("log", LogFn),
         ("log_user_data", c_void_p),
         ("log_verbose", c_int),
+        ("allow_tf32", c_int),
     ]
 
 
