@@ -1,17 +1,20 @@
 -- Training throughput of the Fashion-MNIST network of examples/fashion_mnist.lua,
--- measured the way bench/torch_fashion_mnist.py measures PyTorch: batch 64,
+-- measured the way bench/torch_fashion_mnist.py measures PyTorch: batch 64 (by default),
 -- SGD (momentum 0.9, Nesterov, weight decay 5e-4), the median samples/s of
 -- several windows of steps after a warm-up. The input comes through kiln's
--- loader (2 workers, normalised, no augmentation), as in training.
+-- loader (2 workers, normalised, no augmentation), as in training. The
+-- batch size, the device (cpu or cuda:N) and the data folder can be given
+-- after the windows (an empty folder means the default one).
 --
---   kiln run --threads 2 bench/fashion_mnist_train.lua [steps per window] [windows]
+--   kiln run --threads 2 bench/fashion_mnist_train.lua [steps per window] [windows] [batch] [device] [folder]
 local kiln = require("kiln")
 local setup = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/../examples/fashion_mnist_setup.lua")
 
 local steps, windows, warmup = tonumber(arg[1] or "60"), tonumber(arg[2] or "5"), 5
+local batch_size, device = tonumber(arg[3] or "64"), arg[4] or "cpu"
 kiln.manual_seed(0)
-local train = setup.loaders(kiln, { batch_size = 64, augment = false })
-local model = setup.classic_network(kiln)
+local train = setup.loaders(kiln, { folder = arg[5], batch_size = batch_size, augment = false, device = device })
+local model = setup.classic_network(kiln):to(device)
 local optimizer = kiln.optim.SGD(model:parameters(),
   { lr = 0.05, momentum = 0.9, nesterov = true, weight_decay = 5e-4 })
 
@@ -29,5 +32,6 @@ kiln.fit {
   end,
 }
 table.sort(rates)
-print(string.format("kiln %s: train %.1f samples/s (median of %d windows of %d steps, batch 64; min %.1f, max %.1f)",
-  kiln.version, rates[(#rates + 1) // 2], #rates, steps, rates[1], rates[#rates]))
+print(string.format(
+  "kiln %s on %s: train %.1f samples/s (median of %d windows of %d steps, batch %d; min %.1f, max %.1f)",
+  kiln.version, device, rates[(#rates + 1) // 2], #rates, steps, batch_size, rates[1], rates[#rates]))

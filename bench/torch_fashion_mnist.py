@@ -10,6 +10,8 @@ over the test set.
 Run it with the same threads as kiln, and without the OpenBLAS variables
 the environment may set (they slow PyTorch down):
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python3 bench/torch_fashion_mnist.py --threads 2
+--device cuda:0 runs it on a GPU (eager mode, the data held on the GPU);
+--data names another folder of the Fashion-MNIST files.
 """
 import argparse
 import gzip
@@ -44,20 +46,28 @@ def main():
     parser.add_argument("--steps", type=int, default=60, help="steps per timed window")
     parser.add_argument("--windows", type=int, default=5)
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda:N")
+    parser.add_argument("--data", default=DATA, help="folder of the Fashion-MNIST files")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    device = torch.device(args.device)
 
-    images = torch.from_numpy(read_idx(f"{DATA}/train-images-idx3-ubyte.gz").copy()).float().div_(255)
-    images = images.sub_(0.2860).div_(0.3530).unsqueeze(1)
-    labels = torch.from_numpy(read_idx(f"{DATA}/train-labels-idx1-ubyte.gz").astype(np.int64))
-    test_images = torch.from_numpy(read_idx(f"{DATA}/t10k-images-idx3-ubyte.gz").copy()).float().div_(255)
-    test_images = test_images.sub_(0.2860).div_(0.3530).unsqueeze(1)
+    def synchronize():
+        # GPU work is queued: a window ends when the GPU has done its steps.
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
-    model = network()
+    images = torch.from_numpy(read_idx(f"{args.data}/train-images-idx3-ubyte.gz").copy()).float().div_(255)
+    images = images.sub_(0.2860).div_(0.3530).unsqueeze(1).to(device)
+    labels = torch.from_numpy(read_idx(f"{args.data}/train-labels-idx1-ubyte.gz").astype(np.int64)).to(device)
+    test_images = torch.from_numpy(read_idx(f"{args.data}/t10k-images-idx3-ubyte.gz").copy()).float().div_(255)
+    test_images = test_images.sub_(0.2860).div_(0.3530).unsqueeze(1).to(device)
+
+    model = network().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss()
-    order = torch.randperm(images.shape[0])
+    order = torch.randperm(images.shape[0], device=device)
     position = 0
 
     def step():
@@ -73,17 +83,21 @@ def main():
         step()
     rates = []
     for _ in range(args.windows):
+        synchronize()
         start = time.perf_counter()
         for _ in range(args.steps):
             step()
+        synchronize()
         rates.append(args.steps * args.batch / (time.perf_counter() - start))
     model.eval()
     start = time.perf_counter()
     with torch.no_grad():
         for i in range(0, test_images.shape[0], 1000):
             model(test_images[i:i + 1000])
+    synchronize()
     eval_seconds = time.perf_counter() - start
-    print(f"torch {torch.__version__} threads {args.threads}: train {statistics.median(rates):.1f} samples/s "
+    print(f"torch {torch.__version__} on {args.device}, threads {args.threads}: "
+          f"train {statistics.median(rates):.1f} samples/s "
           f"(median of {args.windows} windows of {args.steps} steps, batch {args.batch}; "
           f"min {min(rates):.1f}, max {max(rates):.1f}); eval of 10000 test images {eval_seconds:.2f} s")
 

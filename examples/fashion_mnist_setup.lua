@@ -17,12 +17,13 @@ function setup.missing_file(folder)
   return nil
 end
 
--- Training and test loaders. options: folder, batch_size, limit (first
--- training images only; nil: all 60,000), augment (random shifts of up to
--- two pixels and mirroring; worth about a point of test accuracy late in
--- training).
+-- Training and test loaders. options: folder (nil or empty: the default
+-- one), batch_size, limit (first training images only; nil: all 60,000),
+-- augment (random shifts of up to two pixels and mirroring; worth about a
+-- point of test accuracy late in training), device (where the batches go;
+-- nil: cpu).
 function setup.loaders(kiln, options)
-  local folder = options.folder or setup.default_folder
+  local folder = (options.folder or "") ~= "" and options.folder or setup.default_folder
   local function source(name, limit)
     return kiln.data.source("idx", {
       images = folder .. "/" .. name .. "-images-idx3-ubyte.gz",
@@ -40,9 +41,10 @@ function setup.loaders(kiln, options)
   end
   local train = kiln.data.loader(source("train", options.limit), {
     batch_size = options.batch_size, shuffle = true, seed = 1, workers = 2, transforms = train_transforms,
+    device = options.device,
   })
   local test = kiln.data.loader(source("t10k"), {
-    batch_size = 1000, workers = 2, transforms = { to_float, normalize },
+    batch_size = 1000, workers = 2, transforms = { to_float, normalize }, device = options.device,
   })
   return train, test
 end

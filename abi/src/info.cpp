@@ -11,7 +11,9 @@
 #include "kiln/memory/cuda.hpp"
 
 #if KILN_WITH_CUDA
+#include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 #endif
 
 using kiln::abi::guarded;
@@ -72,6 +74,33 @@ const char* cuda_runtime_version_text() {
 #endif
 }
 
+// cuBLASLt and cuDNN 9 encode versions as 10000 * major + 100 * minor + patch.
+#if KILN_WITH_CUDA
+std::string library_version_text(size_t version) {
+  return std::to_string(version / 10000) + "." + std::to_string(version % 10000 / 100) + "." +
+         std::to_string(version % 100);
+}
+#endif
+
+// The versions of the libraries actually loaded, which may be newer than the headers.
+const char* cublas_version_text() {
+#if KILN_WITH_CUDA
+  static const std::string text = library_version_text(cublasLtGetVersion());
+  return text.c_str();
+#else
+  return kNotBuilt;
+#endif
+}
+
+const char* cudnn_version_text() {
+#if KILN_WITH_CUDA
+  static const std::string text = library_version_text(cudnnGetVersion());
+  return text.c_str();
+#else
+  return kNotBuilt;
+#endif
+}
+
 }  // namespace
 
 extern "C" {
@@ -87,9 +116,9 @@ kiln_status kiln_build_info_get(kiln_build_info* out) {
     if (KILN_HAS_FIELD(out, build_type)) out->build_type = KILN_BUILD_TYPE;
     if (KILN_HAS_FIELD(out, onednn_version)) out->onednn_version = onednn_version_text();
     if (KILN_HAS_FIELD(out, cuda_runtime_version)) out->cuda_runtime_version = cuda_runtime_version_text();
-    // The CUDA kernels do not call cuBLAS, cuDNN or NCCL yet: none is linked.
-    if (KILN_HAS_FIELD(out, cublas_version)) out->cublas_version = kNotBuilt;
-    if (KILN_HAS_FIELD(out, cudnn_version)) out->cudnn_version = kNotBuilt;
+    if (KILN_HAS_FIELD(out, cublas_version)) out->cublas_version = cublas_version_text();
+    if (KILN_HAS_FIELD(out, cudnn_version)) out->cudnn_version = cudnn_version_text();
+    // No collective runs on NCCL yet: it is not linked.
     if (KILN_HAS_FIELD(out, nccl_version)) out->nccl_version = kNotBuilt;
   });
 }
