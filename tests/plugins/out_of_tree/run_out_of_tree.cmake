@@ -42,7 +42,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 
 run_stage("build kiln" ${CMAKE_COMMAND} --build ${KILN_BUILD_DIR})
 run_stage("install kiln" ${CMAKE_COMMAND} --install ${KILN_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
-foreach(installed include/kiln/kiln.h include/kiln/kiln_plugin.h include/kiln/kiln_types.h
+foreach(installed include/kiln/kiln.h include/kiln/kiln_training.h include/kiln/kiln_plugin.h include/kiln/kiln_types.h
                   ${LIBDIR}/libkiln.so ${LIBDIR}/cmake/kiln/kilnConfig.cmake ${LIBDIR}/cmake/kiln/kilnPlugin.cmake)
   if(NOT EXISTS ${WORK_DIR}/prefix/${installed})
     message(FATAL_ERROR "the install into ${WORK_DIR}/prefix lacks ${installed}")

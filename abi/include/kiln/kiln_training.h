@@ -1,0 +1,293 @@
+/*
+ * kiln_training.h: the training half of kiln's C API: examples, data sources
+ * and transforms, loaders, the trainer, checkpoints and parallel strategies.
+ * kiln.h includes it; the ownership and threading rules at the top of kiln.h
+ * hold here too.
+ */
+#ifndef KILN_KILN_TRAINING_H
+#define KILN_KILN_TRAINING_H
+
+#include "kiln/kiln.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- data sources, examples and transforms ------------------------------------------------ */
+
+/* An example: named CPU tensors ("input", "target", ...). */
+KILN_API kiln_status kiln_example_create(kiln_runtime* rt, kiln_example** out);
+KILN_API void kiln_example_release(kiln_example* ex);
+/* Sets (or replaces) the field `name`; the example takes its own reference. */
+KILN_API kiln_status kiln_example_set(kiln_example* ex, const char* name, kiln_tensor* t);
+/* A new reference on the field `name`; KILN_ERR_NOT_FOUND when it has none. */
+KILN_API kiln_status kiln_example_get(const kiln_example* ex, const char* name, kiln_tensor** out);
+KILN_API kiln_status kiln_example_field_count(const kiln_example* ex, size_t* out);
+/* *name is valid until the example changes or is released. */
+KILN_API kiln_status kiln_example_field(const kiln_example* ex, size_t index, const char** name, kiln_tensor** out);
+
+/* A data source of a registered type ("idx", "cifar10", "npy", "csv",
+ * "tensors", "synthetic"); it reads or checks its files when created, so a
+ * missing, truncated or malformed file fails here with the reason. */
+KILN_API kiln_status kiln_data_source_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                             size_t n_config, kiln_data_source** out);
+KILN_API void kiln_data_source_release(kiln_data_source* src);
+KILN_API kiln_status kiln_data_source_length(const kiln_data_source* src, int64_t* out);
+/* Example `index` (0 <= index < length) as a new example. Safe to call from
+ * several threads at once. */
+KILN_API kiln_status kiln_data_source_get(const kiln_data_source* src, int64_t index, kiln_example** out);
+
+/* A transform of a registered type ("to_float", "normalize", "random_crop",
+ * "random_hflip", "one_hot"). */
+KILN_API kiln_status kiln_transform_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                           size_t n_config, kiln_transform** out);
+KILN_API void kiln_transform_release(kiln_transform* tr);
+/* Transforms `ex` in place. Random transforms draw from `seed` only, so an
+ * example gets the same result for the same seed on any thread. */
+KILN_API kiln_status kiln_transform_apply(const kiln_transform* tr, kiln_example* ex, uint64_t seed);
+
+/* ---- loaders: the input pipeline ----------------------------------------------------- */
+
+/* A loader turns a data source into batches: it orders the examples (a
+ * seeded shuffle per epoch, or in order), keeps this process's shard, runs
+ * the transforms on worker threads, stacks each field of `batch_size`
+ * examples into one tensor ("input" f32[B, ...], "target" i64[B]) assembled
+ * in place, and keeps up to
+ * `prefetch` batches ready ahead of the training loop.
+ *
+ * Determinism: the batches of an epoch, and every random choice of the
+ * transforms (each example is transformed with a seed made from the
+ * loader's seed, the epoch and the example's index), depend only on the
+ * options and the epoch, never on the number of workers or on timing. */
+
+/* Set `size` to sizeof(kiln_loader_options); initialise by name. */
+typedef struct kiln_loader_options {
+  size_t size;
+  int64_t batch_size; /* > 0 */
+  int shuffle;        /* nonzero: a new seeded order every epoch */
+  uint64_t seed;
+  int drop_last;      /* nonzero: the last, smaller batch of an epoch is dropped */
+  int rank;           /* this process's shard: examples i with i % world_size == rank of the */
+  int world_size;     /* epoch's order (after shuffling); 0 or 1: no sharding */
+  int num_workers;    /* threads running get + transforms; 0: on the calling thread */
+  int prefetch;       /* batches made ahead; 0: 2 per worker (at least 2) */
+  kiln_device_type device; /* where batches are delivered (copied on a side stream on CUDA) */
+  int device_index;
+} kiln_loader_options;
+
+/* `transforms` (n_transforms, may be NULL when 0) run in order on each
+ * example. The loader takes references on the source and the transforms. */
+KILN_API kiln_status kiln_loader_create(kiln_data_source* source, kiln_transform* const* transforms,
+                                        size_t n_transforms, const kiln_loader_options* options,
+                                        kiln_loader** out);
+/* Adds a reference (a trainer holding its loaders). NULL does nothing. */
+KILN_API void kiln_loader_retain(kiln_loader* loader);
+/* Drops a reference; the last one stops the workers (waiting for them) and
+ * drops the loader. */
+KILN_API void kiln_loader_release(kiln_loader* loader);
+
+/* Examples and batches in one epoch of this shard. */
+KILN_API kiln_status kiln_loader_length(const kiln_loader* loader, int64_t* num_examples, int64_t* num_batches);
+
+/* Starts epoch `epoch` (0, 1, ...): abandons what is left of the current
+ * one and begins making the new epoch's batches. */
+KILN_API kiln_status kiln_loader_start_epoch(kiln_loader* loader, int64_t epoch);
+/* The same, starting at batch `first_batch` of the epoch (0 <= first_batch
+ * <= the number of batches): the batches before it are skipped without
+ * being made, and the rest are exactly those an uninterrupted epoch would
+ * deliver. A resumed run continues with it. */
+KILN_API kiln_status kiln_loader_start_epoch_at(kiln_loader* loader, int64_t epoch, int64_t first_batch);
+
+/* The next batch of the current epoch as a new example (its fields are the
+ * stacked fields of the examples), or *out = NULL when the epoch is over.
+ * Blocks until the batch is ready; the time spent waiting is measured. A
+ * failure in a worker (a corrupt example, a failing transform) is returned
+ * here with the example's index, and the epoch ends. */
+KILN_API kiln_status kiln_loader_next(kiln_loader* loader, kiln_example** out);
+
+/* Set `size` first; only fields within it are written. */
+typedef struct kiln_loader_stats {
+  size_t size;
+  int64_t batches;            /* delivered since creation */
+  double last_wait_seconds;   /* the last kiln_loader_next's wait for its batch */
+  double total_wait_seconds;
+  int64_t max_ready;          /* most batches ever waiting ready at once (<= prefetch) */
+} kiln_loader_stats;
+KILN_API kiln_status kiln_loader_stats_get(const kiln_loader* loader, kiln_loader_stats* out);
+
+/* ---- the trainer ----------------------------------------------------------------------- */
+
+/* A training loop that runs in C++: forward, loss, backward (gradient
+ * accumulation, clipping by norm), the strategy's gradient reduction, the
+ * optimizer step and the schedule, evaluation, progress output and metrics.
+ * Hosts that own their loop call kiln_trainer_step; others call
+ * kiln_trainer_run. */
+
+/* What one optimizer step did. */
+typedef struct kiln_step_metrics {
+  size_t size;
+  int64_t step;       /* optimizer steps taken, this one included */
+  int64_t epoch;      /* 0-based */
+  int64_t epoch_step; /* steps taken in this epoch, this one included */
+  int64_t samples;    /* examples in this step (over its accumulated micro-batches) */
+  double loss;        /* mean loss of the step's micro-batches */
+  double lr;          /* the first group's learning rate used by this step */
+  double grad_norm;   /* total gradient norm before clipping (0 when not computed) */
+  double step_seconds;
+  double input_wait_seconds;
+  double samples_per_second; /* over the current epoch so far */
+} kiln_step_metrics;
+
+typedef struct kiln_eval_metrics {
+  size_t size;
+  int64_t step;
+  int64_t epoch;
+  int64_t samples;
+  double loss;     /* mean over the samples */
+  double accuracy; /* argmax over the last dim against an integer target; -1 when targets are not class indices */
+  double seconds;
+} kiln_eval_metrics;
+
+/* Callbacks; a nonzero return stops training after the current step (the
+ * trainer then returns KILN_OK). `metrics` is valid during the call.
+ * A callback that fails reports it by recording an error with kiln_error_set
+ * during the call and returning nonzero, best both at once:
+ *   return kiln_error_set(KILN_ERR_IO, "cannot write the checkpoint");
+ * The trainer clears this thread's last error before each call, stops, and
+ * returns the status the callback returned with the message it recorded, as
+ * they are. A callback that records an error but returns a value that is not
+ * a kiln_status makes the trainer return KILN_ERR_INVALID_STATE ("stopped by
+ * on_step, which returned ...", with the message). on_step runs after the
+ * step's metrics line is written; after the epoch's last step, evaluation
+ * (in kiln_trainer_run) and then on_epoch follow it. */
+typedef int (*kiln_step_fn)(void* user_data, const kiln_step_metrics* metrics);
+typedef int (*kiln_eval_fn)(void* user_data, const kiln_eval_metrics* metrics);
+typedef int (*kiln_epoch_fn)(void* user_data, int64_t epoch, const kiln_step_metrics* last_step);
+
+/* Set `size` to sizeof(kiln_trainer_options); initialise by name. */
+typedef struct kiln_trainer_options {
+  size_t size;
+  kiln_module* model;          /* required */
+  const char* loss;            /* an op taking (output, target): "cross_entropy" (default), "mse_loss", "nll_loss", "bce_with_logits" */
+  kiln_optimizer* optimizer;   /* required */
+  kiln_lr_schedule* schedule;  /* optional: the rate of every group is schedule(step, group's base lr) */
+  kiln_loader* train;          /* required */
+  kiln_loader* validation;     /* optional */
+  kiln_strategy* strategy;     /* optional: NULL is one process */
+  int64_t epochs;              /* 0 with max_steps > 0: as many as max_steps needs */
+  int64_t max_steps;           /* 0: no limit but epochs */
+  int64_t accumulate;          /* micro-batches per optimizer step (default 1) */
+  double clip_grad_norm;       /* > 0: clip the total gradient norm to it */
+  int64_t eval_every;          /* steps between evaluations; 0: after every epoch */
+  int64_t log_every;           /* steps between plain progress lines off a terminal (default 50) */
+  int progress;                /* 0: a live bar on a terminal, plain lines otherwise; 1: the bar; 2: lines; 3: quiet */
+  const char* metrics_path;    /* JSON lines of every step and evaluation; NULL: none. Written as the run goes. */
+  const char* input_field;     /* default "input" */
+  const char* target_field;    /* default "target" */
+  kiln_step_fn on_step;
+  kiln_eval_fn on_eval;
+  kiln_epoch_fn on_epoch;
+  void* user_data;
+  int64_t checkpoint_every;    /* > 0: kiln_trainer_save(checkpoint_path) after every this many steps */
+  const char* checkpoint_path; /* required when checkpoint_every > 0 */
+} kiln_trainer_options;
+
+/* The trainer takes references on the objects in `options` that have a
+ * retain function (the model, the optimizer, the loaders); the schedule and
+ * the strategy, which have none, must outlive the trainer. A step takes
+ * its micro-batches from one epoch: the last step of an epoch may have fewer
+ * than `accumulate` (their losses are then averaged over those it has).
+ * Gradients are reduced by the strategy before they are clipped, so that
+ * every process clips the same gradient. */
+KILN_API kiln_status kiln_trainer_create(kiln_runtime* rt, const kiln_trainer_options* options, kiln_trainer** out);
+KILN_API void kiln_trainer_release(kiln_trainer* trainer);
+/* One optimizer step (starting epochs as needed). *done = 1 when training
+ * is over (epochs or max_steps reached, or a callback asked to stop); then
+ * nothing was done. `metrics` may be NULL. */
+KILN_API kiln_status kiln_trainer_step(kiln_trainer* trainer, kiln_step_metrics* metrics, int* done);
+/* Steps until done, evaluating as configured. */
+KILN_API kiln_status kiln_trainer_run(kiln_trainer* trainer);
+/* One pass over the validation loader (or `loader` when not NULL) in eval
+ * mode without gradients; the model's mode is restored afterwards. */
+KILN_API kiln_status kiln_trainer_evaluate(kiln_trainer* trainer, kiln_loader* loader, kiln_eval_metrics* out);
+/* One evaluation pass of `model` over `loader` without a trainer, as
+ * kiln_trainer_evaluate does it: the model reads the batch field
+ * `input_field` (NULL: "input"), the loss op `loss` (NULL: "cross_entropy")
+ * takes (output, field `target_field` (NULL: "target")); step and epoch
+ * are 0, and nothing is logged. */
+KILN_API kiln_status kiln_evaluate(kiln_module* model, kiln_loader* loader, const char* loss, const char* input_field,
+                                   const char* target_field, kiln_eval_metrics* out);
+
+/* ---- checkpoints ----------------------------------------------------------------------- */
+
+/* Checkpoints are safetensors files: a little-endian u64 header length, a
+ * JSON header naming each tensor's dtype, shape and byte range, then the
+ * tensors' bytes. Nothing in them is ever executed. Every file is written
+ * atomically: into a temporary file beside `path`, flushed to disk, renamed
+ * over `path`, then the directory is flushed. A failed save (a read-only
+ * or full location, a process killed midway) leaves whatever was at `path`
+ * before untouched and reports the error; no partial file ever takes the
+ * final name.
+ *
+ * Reading validates the whole header before anything is read or changed:
+ * a truncated file, a header length beyond the file, a header that is not
+ * JSON or not a safetensors header, an unknown dtype, a shape whose size
+ * overflows, byte ranges that do not match the shape, overlap, leave gaps
+ * or stop short of the end of the file, and a name given twice each fail
+ * with KILN_ERR_IO and a message saying which. Nothing larger than the file
+ * is ever allocated. */
+
+/* Writes the fields of `tensors` (any device; copied to the host as needed)
+ * under their names. */
+KILN_API kiln_status kiln_safetensors_save(const kiln_example* tensors, const char* path);
+/* Reads every tensor of a safetensors file into a new example (CPU tensors,
+ * fields in the file's order). */
+KILN_API kiln_status kiln_safetensors_load(kiln_runtime* rt, const char* path, kiln_example** out);
+
+/* Weights: the parameters and buffers of `model` under their dotted names,
+ * the names PyTorch's state_dict gives the same model ("0.weight",
+ * "conv1.bias", "1.running_mean"), each in its own dtype. */
+KILN_API kiln_status kiln_weights_save(kiln_module* model, const char* path);
+/* Loads a weights file into `model`: each parameter and buffer takes the
+ * tensor of its name, converted to its dtype and copied to its device.
+ * Shapes must match. strict != 0: the file must hold exactly the model's
+ * names (PyTorch's strict=True); otherwise names only one side has are
+ * skipped. The names that do not match are listed in the error. All or
+ * nothing: on any error the model is unchanged. */
+KILN_API kiln_status kiln_weights_load(kiln_module* model, const char* path, int strict);
+
+/* The full training state of `trainer`, enough to continue exactly where it
+ * stands: the model's parameters and buffers (named "model.<name>"), the
+ * optimizer's state ("optimizer.<entry>", see kiln_optimizer_state_get),
+ * each group's learning rate, the step, the epoch and the position in it
+ * (the train loader resumes at the next batch), the runtime's random
+ * stream, and a manifest of the kiln version and of every loaded plugin's
+ * name and version. On the CPU, a run that saves, restarts and loads takes
+ * the same steps with bit-identical losses and parameters as one that never
+ * stopped. */
+KILN_API kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path);
+/* Restores a state written by kiln_trainer_save into a trainer made with
+ * the same model structure, optimizer and loaders. A path that does not
+ * exist is an error (never a silent fresh start); a file that is not a
+ * training state, or whose tensors do not fit the model or the optimizer,
+ * fails naming what differs, and leaves the trainer, the model and the
+ * optimizer unchanged. Plugins named in the manifest that are missing or
+ * of another version are reported as warnings on the log. */
+KILN_API kiln_status kiln_trainer_load(kiln_trainer* trainer, const char* path);
+
+/* ---- parallel strategies ---------------------------------------------------------------- */
+
+/* A strategy of a registered type ("single": one process, nothing to do). */
+KILN_API kiln_status kiln_strategy_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
+                                          size_t n_config, kiln_strategy** out);
+KILN_API void kiln_strategy_release(kiln_strategy* s);
+KILN_API kiln_status kiln_strategy_rank(const kiln_strategy* s, int* rank, int* world_size);
+/* Called after backward and before the optimizer step: makes the
+ * gradients of `params` agree across the processes of the strategy. */
+KILN_API kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const* params, size_t n_params);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* KILN_KILN_TRAINING_H */
