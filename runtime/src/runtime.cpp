@@ -34,6 +34,7 @@ Runtime::Runtime(const RuntimeOptions& options)
       dnnl_(std::make_unique<DnnlContext>()) {
   rng_.seed = options.seed;
   cuda_allocators_.resize(size_t(devices_.cuda_device_count));
+  transfer_queues_.resize(size_t(devices_.cuda_device_count));
   register_builtin_ops(registry_);
 }
 
@@ -53,6 +54,15 @@ const std::shared_ptr<Allocator>& Runtime::allocator(Device device) {
   std::lock_guard lock(allocator_mutex_);
   std::shared_ptr<Allocator>& slot = cuda_allocators_[size_t(device.index)];
   if (!slot) slot = make_cuda_allocator(device.index);
+  return slot;
+}
+
+const std::shared_ptr<TransferQueue>& Runtime::transfer_queue(Device device) {
+  KILN_CHECK(device.is_cuda(), Status::invalid_argument, "input copies go to a GPU, not to ", to_string(device));
+  check_device(device);
+  std::lock_guard lock(allocator_mutex_);
+  std::shared_ptr<TransferQueue>& slot = transfer_queues_[size_t(device.index)];
+  if (!slot) slot = make_cuda_transfer_queue(device.index);
   return slot;
 }
 

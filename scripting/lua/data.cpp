@@ -16,7 +16,7 @@
 //   for batch in loader:epoch(0) do ... batch.input, batch.target ... end
 //                               -- epochs are numbered from 0, as in the trainer's metrics; the
 //                               -- order and the transforms' draws depend on (seed, epoch) only
-//   loader:stats()              -- {batches=, last_wait_seconds=, total_wait_seconds=, max_ready=}
+//   loader:stats()              -- {batches=, last_wait_seconds=, total_wait_seconds=, max_ready=, device_wait_seconds=}
 #include "data.hpp"
 
 #include <vector>
@@ -190,7 +190,7 @@ int loader_stats(lua_State* L) {
   kiln_loader_stats stats{};
   stats.size = sizeof stats;
   check(L, kiln_loader_stats_get(check_loader(L, 1), &stats));
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 5);
   lua_pushinteger(L, stats.batches);
   lua_setfield(L, -2, "batches");
   lua_pushnumber(L, stats.last_wait_seconds);
@@ -199,6 +199,8 @@ int loader_stats(lua_State* L) {
   lua_setfield(L, -2, "total_wait_seconds");
   lua_pushinteger(L, stats.max_ready);
   lua_setfield(L, -2, "max_ready");
+  lua_pushnumber(L, stats.device_wait_seconds);
+  lua_setfield(L, -2, "device_wait_seconds");
   return 1;
 }
 

@@ -12,7 +12,7 @@
 //     input_field = "input", target_field = "target",
 //     on_step = function(m) end,               -- m: the fields of kiln_step_metrics by their C names
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
-//     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second);
+//     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second, device_input_wait_seconds);
 //                                              --   eval: step, epoch, samples, loss, accuracy, seconds
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
@@ -54,7 +54,7 @@ void set_integer(lua_State* L, const char* field, int64_t value) {
 }
 
 void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
-  lua_createtable(L, 0, 10);
+  lua_createtable(L, 0, 11);
   set_integer(L, "step", m.step);
   set_integer(L, "epoch", m.epoch);
   set_integer(L, "epoch_step", m.epoch_step);
@@ -65,6 +65,7 @@ void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
   set_number(L, "step_seconds", m.step_seconds);
   set_number(L, "input_wait_seconds", m.input_wait_seconds);
   set_number(L, "samples_per_second", m.samples_per_second);
+  set_number(L, "device_input_wait_seconds", m.device_input_wait_seconds);
 }
 
 void push_eval_metrics(lua_State* L, const kiln_eval_metrics& m) {

@@ -28,7 +28,11 @@ local losses, epochs, evals = {}, {}, 0
 local last = kiln.fit{
   model = model, loss = "cross_entropy", optimizer = opt, train = train, validation = validation,
   epochs = 20, progress = "quiet",
-  on_step = function(m) losses[#losses + 1] = m.loss end,
+  on_step = function(m)
+    losses[#losses + 1] = m.loss
+    -- a CPU loader: the host waits, no device does
+    assert(m.input_wait_seconds >= 0 and m.device_input_wait_seconds == 0)
+  end,
   on_epoch = function(epoch, m) epochs[#epochs + 1] = epoch; assert(m.epoch == epoch) end,
   on_eval = function(m) evals = evals + 1; assert(m.samples == 64) end,
 }
@@ -43,6 +47,8 @@ end
 assert(mean(77, 80) < 0.5 * mean(1, 4), "the loss did not fall: " .. mean(1, 4) .. " -> " .. mean(77, 80))
 assert(last.accuracy > 0.85 and last.samples == 64, "the last evaluation's accuracy is " .. last.accuracy)
 assert(opt:steps() == 80)
+local stats = train:stats()
+assert(stats.batches == 80 and stats.device_wait_seconds == 0, "a CPU loader's device wait is " .. stats.device_wait_seconds)
 
 -- evaluate: a pass over a loader.
 local measured = kiln.evaluate(model, validation, {loss = kiln.nn.CrossEntropyLoss()})

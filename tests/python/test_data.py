@@ -114,6 +114,7 @@ class Loaders(unittest.TestCase):
         stats = loader.stats()
         self.assertLessEqual(stats.max_ready, 2)
         self.assertGreaterEqual(stats.total_wait_seconds, stats.last_wait_seconds)
+        self.assertEqual(stats.device_wait_seconds, 0.0)  # no copies to a GPU
 
     def test_shuffled_epochs_are_seeded(self):
         def orders(seed):

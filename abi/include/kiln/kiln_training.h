@@ -112,6 +112,11 @@ typedef struct kiln_loader_stats {
   double last_wait_seconds;   /* the last kiln_loader_next's wait for its batch */
   double total_wait_seconds;
   int64_t max_ready;          /* most batches ever waiting ready at once (<= prefetch) */
+  /* A loader bound for a GPU: seconds the GPU's compute stream sat waiting
+   * for input copies to arrive, over the batches measured so far (a batch
+   * is measured once the work queued after its wait has run). Its copies
+   * run on a stream of their own, so this stays near 0 while they keep up. */
+  double device_wait_seconds;
 } kiln_loader_stats;
 KILN_API kiln_status kiln_loader_stats_get(const kiln_loader* loader, kiln_loader_stats* out);
 
@@ -134,8 +139,11 @@ typedef struct kiln_step_metrics {
   double lr;          /* the first group's learning rate used by this step */
   double grad_norm;   /* total gradient norm before clipping (0 when not computed) */
   double step_seconds;
-  double input_wait_seconds;
+  double input_wait_seconds; /* the host waited for the loader's batches */
   double samples_per_second; /* over the current epoch so far */
+  /* Training on a GPU: seconds its compute stream waited for this step's
+   * input copies (0 on the CPU). */
+  double device_input_wait_seconds;
 } kiln_step_metrics;
 
 typedef struct kiln_eval_metrics {

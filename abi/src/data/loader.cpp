@@ -57,16 +57,18 @@ kiln_status kiln_loader_create(kiln_data_source* source, kiln_transform* const* 
                  "] belongs to another runtime than the data source");
       loader->transforms.push_back(kiln::abi::TransformRef::retain(transforms[i]));
     }
-    loader->device = kiln::abi::to_device(o.device, o.device_index);
-    rt->runtime.check_device(loader->device);
+    const kiln::Device device = kiln::abi::to_device(o.device, o.device_index);
+    rt->runtime.check_device(device);
     kiln_loader* self = loader.get();
     loader->engine = std::make_unique<kiln::data::Loader>(
         source->length, engine_options(o),
         [self](int64_t index, uint64_t seed) {
           return kiln::abi::make_transformed_example(*self->source.get(), self->transforms, index, seed);
         },
-        // Batches bound for a GPU are assembled in page-locked memory.
-        loader->device.is_cpu() ? rt->runtime.allocator(kiln::Device::cpu()) : rt->runtime.pinned_allocator());
+        // Batches bound for a GPU are assembled in page-locked memory and
+        // copied there by the worker that made them.
+        device.is_cpu() ? rt->runtime.allocator(device) : rt->runtime.pinned_allocator(),
+        device.is_cpu() ? nullptr : kiln::abi::make_device_stager(rt->runtime, device));
     *out = loader.release();
   });
 }
@@ -100,8 +102,7 @@ kiln_status kiln_loader_next(kiln_loader* loader, kiln_example** out) {
   KILN_REQUIRE(loader, out);
   return guarded(__func__, [&] {
     std::optional<kiln::data::NamedTensors> batch = loader->engine->next();
-    *out = batch ? kiln::abi::deliver_batch(loader->source->object.runtime(), std::move(*batch), loader->device)
-                 : nullptr;
+    *out = batch ? kiln::abi::deliver_batch(loader->source->object.runtime(), std::move(*batch)) : nullptr;
   });
 }
 
@@ -114,6 +115,7 @@ kiln_status kiln_loader_stats_get(const kiln_loader* loader, kiln_loader_stats* 
     if (KILN_HAS_FIELD(out, last_wait_seconds)) out->last_wait_seconds = s.last_wait_seconds;
     if (KILN_HAS_FIELD(out, total_wait_seconds)) out->total_wait_seconds = s.total_wait_seconds;
     if (KILN_HAS_FIELD(out, max_ready)) out->max_ready = s.max_ready;
+    if (KILN_HAS_FIELD(out, device_wait_seconds)) out->device_wait_seconds = s.device_wait_seconds;
   });
 }
 

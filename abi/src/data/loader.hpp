@@ -23,9 +23,12 @@ using TransformRef = HandleRef<kiln_transform, retain_transform, kiln_transform_
 data::NamedTensors make_transformed_example(const kiln_data_source& source, const std::vector<TransformRef>& transforms,
                                             int64_t index, uint64_t seed);
 
-// A new example handle holding `batch`'s fields, copied to `device` unless
-// it is the CPU.
-kiln_example* deliver_batch(kiln_runtime* rt, data::NamedTensors batch, Device device);
+// A new example handle holding `batch`'s fields.
+kiln_example* deliver_batch(kiln_runtime* rt, data::NamedTensors batch);
+
+// What copies a loader's batches to GPU `device`: the runtime's transfer
+// queue and caching allocator for it.
+std::shared_ptr<data::DeviceStager> make_device_stager(Runtime& rt, Device device);
 
 }  // namespace kiln::abi
 
@@ -33,7 +36,6 @@ struct kiln_loader {
   std::atomic<int64_t> refs{1};
   kiln::abi::DataSourceRef source;
   std::vector<kiln::abi::TransformRef> transforms;
-  kiln::Device device;
   // Last: destroyed first, so its workers stop while the source and the
   // transforms they call still live.
   std::unique_ptr<kiln::data::Loader> engine;

@@ -1,7 +1,11 @@
-// The loader's two crossings between handles and the engine: examples made
-// by the source and transforms become named tensors for the workers, and
-// stacked batches become example handles for the caller.
+// The loader's crossings between handles and the engine: examples made by
+// the source and transforms become named tensors for the workers, stacked
+// batches become example handles for the caller, and batches bound for a GPU
+// get the runtime's copy stream and device memory.
 #include <memory>
+
+#include "kiln/data/device_stager.hpp"
+#include "kiln/runtime.hpp"
 
 #include "data/example.hpp"
 #include "data/loader.hpp"
@@ -32,23 +36,22 @@ data::NamedTensors make_transformed_example(const kiln_data_source& source, cons
   return fields;
 }
 
-kiln_example* deliver_batch(kiln_runtime* rt, data::NamedTensors batch, Device device) {
+kiln_example* deliver_batch(kiln_runtime* rt, data::NamedTensors batch) {
   auto ex = std::make_unique<kiln_example>(rt);
   ex->fields.reserve(batch.size());
   for (data::NamedTensor& field : batch) {
     TensorRef delivered = TensorRef::adopt(new_handle(rt, std::move(field.tensor)));
-    if (!device.is_cpu()) {
-      // Not yet on a side stream: the copy runs in kiln_loader_next.
-      kiln_tensor* copy = nullptr;
-      const kiln_status status = kiln_tensor_to(delivered.get(), kiln_device_type(device.type), device.index, &copy);
-      KILN_CHECK(status == KILN_OK, Status(status), "copying field '", field.name, "' to ", to_string(device), ": ",
-                 kiln_last_error());
-      delivered = TensorRef::adopt(copy);
-    }
     ex->fields.push_back({std::move(field.name), delivered.get()});
     delivered.release();  // now the example's
   }
   return ex.release();
+}
+
+std::shared_ptr<data::DeviceStager> make_device_stager(Runtime& rt, Device device) {
+  auto memory = std::dynamic_pointer_cast<CachingAllocator>(rt.allocator(device));
+  KILN_CHECK(memory, Status::internal, "the allocator of ", to_string(device),
+             " is not stream-ordered, so input copies cannot run beside compute");
+  return std::make_shared<data::DeviceStager>(rt.transfer_queue(device), std::move(memory));
 }
 
 }  // namespace kiln::abi

@@ -49,6 +49,14 @@ ExamplePtr next_batch(kiln_trainer& t, double* wait) {
   return owned;
 }
 
+// Seconds the GPU has waited for the train loader's input copies so far.
+double device_input_wait(kiln_trainer& t) {
+  kiln_loader_stats stats{};
+  stats.size = sizeof stats;
+  check_call(kiln_loader_stats_get(t.config.train.get(), &stats), "reading the train loader's statistics");
+  return stats.device_wait_seconds;
+}
+
 struct MicroBatch {
   double loss = 0.0;
   int64_t samples = 0;
@@ -103,6 +111,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   kiln_step_metrics m{};
   m.size = sizeof m;
   double loss_sum = 0.0;
+  const double device_wait_before = device_input_wait(t);
   try {
     for (int64_t i = 0; i < micro_batches; ++i) {
       const ExamplePtr batch = next_batch(t, &m.input_wait_seconds);
@@ -111,6 +120,9 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
       m.samples += r.samples;
     }
     update_parameters(t, m);
+    // Reading each micro-batch's loss waited for the GPU, so the waits of
+    // this step's copies have been measured by now.
+    m.device_input_wait_seconds = device_input_wait(t) - device_wait_before;
   } catch (...) {
     // The next step starts from clean gradients, not from half of this one's.
     kiln_optimizer_zero_grad(t.config.optimizer.get());

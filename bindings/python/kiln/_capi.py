@@ -151,6 +151,7 @@ class LoaderStats(ctypes.Structure):
         ("last_wait_seconds", c_double),
         ("total_wait_seconds", c_double),
         ("max_ready", c_int64),
+        ("device_wait_seconds", c_double),
     ]
 
 
@@ -167,6 +168,7 @@ class StepMetrics(ctypes.Structure):
         ("step_seconds", c_double),
         ("input_wait_seconds", c_double),
         ("samples_per_second", c_double),
+        ("device_input_wait_seconds", c_double),
     ]
 
 

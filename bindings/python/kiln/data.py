@@ -150,6 +150,7 @@ class LoaderStats:
     last_wait_seconds: float
     total_wait_seconds: float
     max_ready: int  # most batches ever waiting ready at once
+    device_wait_seconds: float  # bound for a GPU: its compute stream's wait for input copies
 
 
 class Loader(Handle):

@@ -37,6 +37,7 @@ class StepMetrics:
     step_seconds: float
     input_wait_seconds: float
     samples_per_second: float
+    device_input_wait_seconds: float
 
 
 @dataclasses.dataclass(frozen=True)

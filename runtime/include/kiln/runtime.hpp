@@ -26,6 +26,7 @@
 namespace kiln {
 
 class DnnlContext;
+class TransferQueue;
 
 struct RuntimeOptions {
   int num_threads = 0;  // CPU kernel threads; 0: one per hardware thread
@@ -72,6 +73,9 @@ class Runtime {
   // Host memory for data bound for a GPU (a loader's batches): page-locked
   // when a GPU is present, the CPU allocator otherwise.
   const std::shared_ptr<Allocator>& pinned_allocator();
+  // The input copy stream of GPU `device` (kiln/memory/transfer_queue.hpp),
+  // created on first use and destroyed with the runtime.
+  const std::shared_ptr<TransferQueue>& transfer_queue(Device device);
   Tensor empty(const Shape& shape, DType dtype = DType::f32, Device device = Device::cpu());
   Tensor full(const Shape& shape, double value, DType dtype = DType::f32, Device device = Device::cpu());
   // A copy of `t` with contiguous layout (the same tensor when already contiguous).
@@ -102,6 +106,7 @@ class Runtime {
   std::shared_ptr<Allocator> cpu_allocator_;
   std::vector<std::shared_ptr<Allocator>> cuda_allocators_;  // one per GPU, created on first use
   std::shared_ptr<Allocator> pinned_allocator_;               // created on first use
+  std::vector<std::shared_ptr<TransferQueue>> transfer_queues_;  // one per GPU, created on first use
   std::mutex allocator_mutex_;
   ThreadPool pool_;
   mutable std::mutex rng_mutex_;

@@ -39,13 +39,14 @@ int64_t count_batches(int64_t examples, int64_t batch_size, bool drop_last) {
 }  // namespace
 
 Loader::Loader(int64_t num_examples, const LoaderOptions& options, ExampleMaker make_example,
-               std::shared_ptr<Allocator> batch_memory)
+               std::shared_ptr<Allocator> batch_memory, std::shared_ptr<DeviceStager> stager)
     : options_((check_options(num_examples, options), with_defaults(options))),
       num_examples_(num_examples),
       shard_examples_(shard_length(num_examples, options.shard.rank, options.shard.world_size)),
       num_batches_(count_batches(shard_examples_, options.batch_size, options.drop_last)),
       make_example_(std::move(make_example)),
-      batch_memory_(std::move(batch_memory)) {
+      batch_memory_(std::move(batch_memory)),
+      stager_(std::move(stager)) {
   if (options_.num_workers > 0) workers_ = std::make_unique<boost::asio::thread_pool>(size_t(options_.num_workers));
 }
 
@@ -87,7 +88,9 @@ std::optional<NamedTensors> Loader::next() {
     throw *failure;
   }
   ++stats_.batches;
-  return std::get<NamedTensors>(std::move(result));
+  StagedBatch batch = std::get<StagedBatch>(std::move(result));
+  lock.unlock();
+  return stager_ ? stager_->deliver(std::move(batch)) : std::move(batch.fields);
 }
 
 // Takes the next batch out of its slot, waiting for a worker to fill it, or
@@ -112,11 +115,16 @@ Loader::BatchResult Loader::wait_for_batch(std::unique_lock<std::mutex>& lock) {
 }
 
 LoaderStats Loader::stats() const {
-  std::lock_guard lock(mutex_);
-  return stats_;
+  LoaderStats s;
+  {
+    std::lock_guard lock(mutex_);
+    s = stats_;
+  }
+  if (stager_) s.device_wait_seconds = stager_->device_wait_seconds();
+  return s;
 }
 
-NamedTensors Loader::make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const {
+StagedBatch Loader::make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const {
   const int64_t begin = batch * options_.batch_size;
   const int64_t end = std::min(begin + options_.batch_size, int64_t(plan.order.size()));
   BatchBuilder builder(end - begin, batch_memory_);
@@ -132,7 +140,14 @@ NamedTensors Loader::make_batch(const EpochPlan& plan, int64_t batch, uint64_t g
     }
     builder.add(index, example);
   }
-  return builder.finish();
+  NamedTensors made = builder.finish();
+  if (!stager_) return {std::move(made), nullptr};
+  try {
+    return stager_->stage(std::move(made));
+  } catch (const Error& e) {
+    throw Error(e.status(), str_cat("copying batch ", batch, " of epoch ", plan.epoch, " to ",
+                                    to_string(stager_->device()), ": ", e.what()));
+  }
 }
 
 Loader::BatchResult Loader::try_make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const noexcept {

@@ -17,6 +17,10 @@ std::shared_ptr<Allocator> make_pinned_host_allocator() {
   throw_error(Status::unsupported, "page-locked host memory needs CUDA: kiln was built without it");
 }
 
+std::shared_ptr<TransferQueue> make_cuda_transfer_queue(int index) {
+  throw_error(Status::device_mismatch, str_cat("cuda:", index, " is not available: kiln was built without CUDA"));
+}
+
 void cuda_copy(void*, Device dst, const void*, Device src, size_t) {
   throw_error(Status::device_mismatch, str_cat("cannot copy from ", to_string(src), " to ", to_string(dst),
                                                ": kiln was built without CUDA"));

@@ -2,6 +2,8 @@
 // one epoch, made ahead of the training loop by a pool of worker threads.
 //
 //   kiln::data::Loader loader(source_length, options, make_example, cpu_allocator);
+//   // bound for a GPU: pinned memory, and a stager that copies each batch there
+//   kiln::data::Loader loader(n, options, make_example, pinned_allocator, stager);
 //   loader.start_epoch(0);
 //   while (auto batch = loader.next()) train_on(*batch);
 //
@@ -22,6 +24,7 @@
 #include <variant>
 #include <vector>
 
+#include "kiln/data/device_stager.hpp"
 #include "kiln/data/epoch_order.hpp"
 #include "kiln/data/named_tensors.hpp"
 #include "kiln/error.hpp"
@@ -46,6 +49,9 @@ struct LoaderStats {
   double last_wait_seconds = 0;
   double total_wait_seconds = 0;
   int64_t max_ready = 0;  // most batches waiting ready at once
+  // A loader bound for a GPU: seconds the compute stream waited for input
+  // copies, over the batches whose waits have been measured.
+  double device_wait_seconds = 0;
 };
 
 // Makes example `index` with its transforms run from `seed`. Called from the
@@ -56,8 +62,10 @@ class Loader {
  public:
   // Checks the options (throws invalid_argument saying what was expected).
   // `batch_memory` allocates the batches (a CPU allocator, pinned or not).
+  // With a `stager`, the worker that makes a batch also starts its copy to
+  // the stager's device, and next() delivers it there.
   Loader(int64_t num_examples, const LoaderOptions& options, ExampleMaker make_example,
-         std::shared_ptr<Allocator> batch_memory);
+         std::shared_ptr<Allocator> batch_memory, std::shared_ptr<DeviceStager> stager = nullptr);
   ~Loader();  // abandons the epoch and joins the workers
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
@@ -82,9 +90,9 @@ class Loader {
     int64_t epoch;
     std::vector<int64_t> order;  // this shard's example indices, in delivery order
   };
-  using BatchResult = std::variant<NamedTensors, Error>;
+  using BatchResult = std::variant<StagedBatch, Error>;
 
-  NamedTensors make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const;
+  StagedBatch make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const;
   BatchResult try_make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const noexcept;
   void run_batch(const std::shared_ptr<const EpochPlan>& plan, int64_t batch, uint64_t generation) noexcept;
   BatchResult wait_for_batch(std::unique_lock<std::mutex>& lock);
@@ -98,6 +106,7 @@ class Loader {
   const int64_t num_batches_;
   const ExampleMaker make_example_;
   const std::shared_ptr<Allocator> batch_memory_;
+  const std::shared_ptr<DeviceStager> stager_;  // null: batches stay on the CPU
 
   mutable std::mutex mutex_;
   std::condition_variable batch_ready_;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "kiln/memory/allocator.hpp"
+#include "kiln/memory/transfer_queue.hpp"
 
 namespace kiln {
 
@@ -24,6 +25,9 @@ std::shared_ptr<Allocator> make_cuda_allocator(int index);
 // are kept for reuse by size, since a loader asks for the same batch sizes
 // step after step. Throws where CUDA is unavailable.
 std::shared_ptr<Allocator> make_pinned_host_allocator();
+// Host-to-device copies on a non-blocking stream of GPU `index`, with
+// events, beside kiln's compute stream. Throws where CUDA is unavailable.
+std::shared_ptr<TransferQueue> make_cuda_transfer_queue(int index);
 // Byte copies between host and device memory (either side may be a GPU);
 // synchronous with respect to the host.
 void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);

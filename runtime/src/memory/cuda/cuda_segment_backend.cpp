@@ -10,20 +10,6 @@ namespace {
 
 cudaEvent_t as_event(EventId event) { return reinterpret_cast<cudaEvent_t>(event); }
 
-// Runs `body` with the GPU current, swallowing failures: for calls from
-// destructors and deleters, which cannot throw. A device guard or a CUDA
-// call fails there only when the context is already gone (process
-// teardown), and then the work and the memory are gone with it.
-template <class F>
-void on_device_without_throwing(int index, F&& body) noexcept {
-  try {
-    CudaDeviceGuard guard(index);
-    body();
-  } catch (...) {
-  }
-  cudaGetLastError();
-}
-
 }  // namespace
 
 CudaSegmentBackend::~CudaSegmentBackend() {

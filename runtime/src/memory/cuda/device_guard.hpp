@@ -26,4 +26,18 @@ class CudaDeviceGuard {
   int previous_ = 0;
 };
 
+// Runs `body` with the GPU current, swallowing failures: for calls from
+// destructors and deleters, which cannot throw. A device guard or a CUDA
+// call fails there only when the context is already gone (process
+// teardown), and then the work and the memory are gone with it.
+template <class F>
+void on_device_without_throwing(int index, F&& body) noexcept {
+  try {
+    CudaDeviceGuard guard(index);
+    body();
+  } catch (...) {
+  }
+  cudaGetLastError();
+}
+
 }  // namespace kiln
