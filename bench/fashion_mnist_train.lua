@@ -2,7 +2,9 @@
 -- measured the way bench/torch_fashion_mnist.py measures PyTorch: batch 64 (by default),
 -- SGD (momentum 0.9, Nesterov, weight decay 5e-4), the median samples/s of
 -- several windows of steps after a warm-up. The input comes through kiln's
--- loader (2 workers, normalised, no augmentation), as in training. The
+-- loader (2 workers, normalised, no augmentation), as in training; the mean
+-- wait per measured step for it is printed too: the host's for the loader,
+-- and on a GPU the compute stream's for the input copies. The
 -- batch size, the device (cpu or cuda:N) and the data folder can be given
 -- after the windows (an empty folder means the default one).
 --
@@ -19,12 +21,14 @@ local optimizer = kiln.optim.SGD(model:parameters(),
   { lr = 0.05, momentum = 0.9, nesterov = true, weight_decay = 5e-4 })
 
 local rates, window_seconds, window_samples = {}, 0, 0
+local host_wait, device_wait = 0, 0
 kiln.fit {
   model = model, loss = "cross_entropy", optimizer = optimizer, train = train,
   max_steps = warmup + steps * windows, progress = "quiet",
   on_step = function(m)
     if m.step <= warmup then return end
     window_seconds, window_samples = window_seconds + m.step_seconds, window_samples + m.samples
+    host_wait, device_wait = host_wait + m.input_wait_seconds, device_wait + m.device_input_wait_seconds
     if (m.step - warmup) % steps == 0 then
       rates[#rates + 1] = window_samples / window_seconds
       window_seconds, window_samples = 0, 0
@@ -33,5 +37,7 @@ kiln.fit {
 }
 table.sort(rates)
 print(string.format(
-  "kiln %s on %s: train %.1f samples/s (median of %d windows of %d steps, batch %d; min %.1f, max %.1f)",
-  kiln.version, device, rates[(#rates + 1) // 2], #rates, steps, batch_size, rates[1], rates[#rates]))
+  "kiln %s on %s: train %.1f samples/s (median of %d windows of %d steps, batch %d; min %.1f, max %.1f); " ..
+  "input wait per step: host %.3f ms, device %.3f ms",
+  kiln.version, device, rates[(#rates + 1) // 2], #rates, steps, batch_size, rates[1], rates[#rates],
+  1000 * host_wait / (steps * windows), 1000 * device_wait / (steps * windows)))

@@ -284,7 +284,9 @@ bench_result() {
     result "$rate samples/s at batch $1 on $GPU_CHECK_DEVICE, then exit status $2"
     return "$2"
   fi
-  result "$rate samples/s at batch $1 on $GPU_CHECK_DEVICE"
+  local wait
+  wait=$(sed -n 's/.*input wait per step: \(host [0-9.]* ms, device [0-9.]* ms\).*/\1/p' "$(stage_log)" | tail -n 1)
+  result "$rate samples/s at batch $1 on $GPU_CHECK_DEVICE${wait:+ (input wait per step: $wait)}"
 }
 
 stage_bench_kiln() {

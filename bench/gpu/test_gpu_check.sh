@@ -122,6 +122,12 @@ bench_result 64 0
 check "a benchmark's exit status" 0 $?
 check "a benchmark's result" "1234.5 samples/s at batch 64 on cuda:0" "$(cat "$work/state/example.result")"
 check "a benchmark's number" 1234.5 "$(cat "$work/state/example.value")"
+echo "kiln 0.1.0 on cuda:0: train 99.0 samples/s (median of 5 windows of 50 steps, batch 512; min 98.0," \
+  "max 99.5); input wait per step: host 0.125 ms, device 0.010 ms" >"$(stage_log)"
+bench_result 512 0
+check "a benchmark's result with its input wait" \
+  "99.0 samples/s at batch 512 on cuda:0 (input wait per step: host 0.125 ms, device 0.010 ms)" \
+  "$(cat "$work/state/example.result")"
 printf '%s\n' "kiln run: kiln_loader_create: device cuda:0 is not available" "stack traceback:" \
   "	[C]: in field 'loader'" >"$(stage_log)"
 bench_result 64 1
