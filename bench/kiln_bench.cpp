@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "bench_linear_activation.hpp"
 #include "bench_ops.hpp"
 #include "kiln/error.hpp"
 
@@ -13,6 +14,7 @@ int main() {
     kiln::bench::bench_matmul(rt);
     kiln::bench::bench_conv2d(rt);
     kiln::bench::bench_mlp_step(rt);
+    kiln::bench::bench_linear_activation(rt);
     kiln::bench::bench_dispatch(rt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln_bench: %s\n", e.what());

@@ -1,7 +1,8 @@
 // matmul and linear on cuda:0 (cuBLASLt) against the CPU kernels, forward
 // and backward: plain, batched and broadcast products, transposed and
 // strided operands, an empty inner dimension, every floating dtype, and TF32
-// only when the runtime allows it.
+// only when the runtime allows it; linear's activations in cuBLASLt's
+// epilogue and, where it cannot take them, after it.
 #include <catch2/catch.hpp>
 #include <string>
 #include <thread>
@@ -21,6 +22,14 @@ Tensor transpose(Runtime& rt, const Tensor& t) { return rt.call1("transpose", {t
 
 Tensor linear(Runtime& rt, const std::vector<Tensor>& in) {
   return in.size() > 2 ? rt.call1("linear", {in[0], in[1], in[2]}) : rt.call1("linear", {in[0], in[1]});
+}
+
+const char* const kActivations[] = {"relu", "gelu_tanh"};
+
+OpsFn linear_with(const std::string& activation) {
+  return [activation](Runtime& rt, const std::vector<Tensor>& in) {
+    return rt.call1("linear", {in[0], in[1], in.size() > 2 ? in[2] : Tensor()}, {{"activation", activation}});
+  };
 }
 
 }  // namespace
@@ -90,6 +99,10 @@ TEST_CASE("matmul on cuda:0 keeps full f32 precision unless TF32 is allowed", "[
   Runtime rt(options);
   check_against_cpu(rt, matmul, shapes, DType::f32, tolerance_for(DType::f32, true));
   check_against_cpu(rt, linear, {{96, 512}, {80, 512}, {80}}, DType::f32, tolerance_for(DType::f32, true));
+  // Not relu: TF32's rounding moves pre-activations near zero across the
+  // kink, and each one flips a term of the gradients.
+  check_against_cpu(rt, linear_with("gelu_tanh"), {{96, 512}, {80, 512}, {80}}, DType::f32,
+                    tolerance_for(DType::f32, true));
 }
 
 TEST_CASE("linear on cuda:0 matches the CPU with and without bias", "[gpu][linear]") {
@@ -113,6 +126,58 @@ TEST_CASE("linear on cuda:0 adds a bias that is not aligned for vector loads", "
   };
   for (DType dtype : kGpuDTypes)
     check_against_cpu(rt, sliced_bias, {{6, 10}, {12, 10}, {13}}, dtype, tolerance_for(dtype));
+}
+
+TEST_CASE("linear on cuda:0 applies each activation as the CPU does", "[gpu][linear][activation]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  for (const char* activation : kActivations)
+    for (DType dtype : kGpuDTypes) {
+      INFO("activation " << activation);
+      const OpsFn fn = linear_with(activation);
+      check_against_cpu(rt, fn, {{8, 20}, {12, 20}, {12}}, dtype, tolerance_for(dtype));
+      check_against_cpu(rt, fn, {{2, 3, 7}, {5, 7}, {5}}, dtype, tolerance_for(dtype));
+      check_against_cpu(rt, fn, {{8, 20}, {12, 20}}, dtype, tolerance_for(dtype));
+      check_against_cpu(rt, fn, {{64, 96}, {48, 96}, {48}}, dtype, tolerance_for(dtype));
+    }
+}
+
+TEST_CASE("linear on cuda:0 applies the activation after a bias the epilogue cannot read",
+          "[gpu][linear][activation]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  // A bias one element into its storage is written before the product, and
+  // the activation then runs as its own kernel over the output.
+  for (const char* activation : kActivations) {
+    const std::string name = activation;
+    const OpsFn sliced_bias = [name](Runtime& r, const std::vector<Tensor>& in) {
+      const Tensor bias = r.call1("slice", {in[2]}, {{"dim", 0}, {"start", 1}, {"end", 13}});
+      return r.call1("linear", {in[0], in[1], bias}, {{"activation", name}});
+    };
+    for (DType dtype : kGpuDTypes) {
+      INFO("activation " << activation);
+      check_against_cpu(rt, sliced_bias, {{6, 10}, {12, 10}, {13}}, dtype, tolerance_for(dtype));
+    }
+  }
+}
+
+TEST_CASE("linear on cuda:0 over an empty inner dimension is the activation of the bias",
+          "[gpu][linear][activation]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  for (const char* activation : kActivations)
+    for (DType dtype : kGpuDTypes) {
+      INFO("activation " << activation << ", dtype " << dtype_name(dtype));
+      const std::vector<Tensor> cpu = {rt.empty({4, 0}, dtype), rt.empty({3, 0}, dtype),
+                                       random_tensor(rt, {3}, dtype, -2.0, 2.0, 7)};
+      std::vector<Tensor> gpu;
+      for (const Tensor& t : cpu) gpu.push_back(to_device(rt, t, Device::cuda(0)));
+      const std::vector<Tensor> reference = {cast(rt, cpu[0], reference_dtype(dtype)),
+                                             cast(rt, cpu[1], reference_dtype(dtype)),
+                                             cast(rt, cpu[2], reference_dtype(dtype))};
+      check_same_tensor(rt, linear_with(activation)(rt, gpu), linear_with(activation)(rt, reference),
+                        tolerance_for(dtype), "output");
+    }
 }
 
 TEST_CASE("matmul on cuda:0 from several threads at once", "[gpu][matmul]") {

@@ -84,7 +84,7 @@ void record(const OpDef& op, std::span<const Tensor> inputs, std::span<Tensor> o
     node->saved_inputs.reserve(inputs.size());
     for (const Tensor& t : inputs) node->saved_inputs.push_back(t.defined() ? t.detach() : Tensor());
   }
-  if (op.saves_outputs) {
+  if (op.saves_outputs_for ? op.saves_outputs_for(attrs) : op.saves_outputs) {
     node->saved_outputs.reserve(outputs.size());
     for (const Tensor& t : outputs) node->saved_outputs.push_back(t.detach());
   }

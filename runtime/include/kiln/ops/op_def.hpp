@@ -96,6 +96,9 @@ struct OpDef {
   // whose backward does not read an input or output say so here.
   bool saves_inputs = true;
   bool saves_outputs = true;
+  // When set, decides saves_outputs per call from the attributes: for an op
+  // whose backward reads its outputs in some modes only.
+  bool (*saves_outputs_for)(const Attrs& attrs) = nullptr;
   std::array<std::array<KernelFn, kNumDTypes>, kNumDeviceTypes> kernels{};
   // What the functions above need beyond the definition, for ops defined
   // outside the runtime (a plugin's struct and a reference on its library):

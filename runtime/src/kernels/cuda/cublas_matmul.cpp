@@ -34,6 +34,7 @@ struct PlanKey {
   DType dtype;
   bool tf32;
   bool fuse_bias;
+  nn::LinearActivation activation;  // to fuse: none when the bias cannot be
   bool a_transposed, b_transposed;
   int64_t m, n, k, batch;
   int64_t lda, ldb, stride_a, stride_b;
@@ -49,6 +50,7 @@ struct Plan {
   cublasLtMatmulAlgo_t algo{};
   size_t workspace_bytes = 0;
   bool bias_fused = false;
+  bool activation_fused = false;
 };
 
 cudaDataType_t data_type(DType t) {
@@ -107,6 +109,16 @@ MatrixLayout make_layout(const PlanKey& k, int64_t rows, int64_t cols, int64_t l
   return layout;
 }
 
+// The epilogue that adds the bias (when `bias`) and applies `activation`.
+cublasLtEpilogue_t epilogue_for(bool bias, nn::LinearActivation activation) {
+  switch (activation) {
+    case nn::LinearActivation::relu: return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case nn::LinearActivation::gelu_tanh: return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    case nn::LinearActivation::none: break;
+  }
+  return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
 // The heuristic's best algorithm for the plan as described so far, if any.
 bool find_algorithm(cublasLtHandle_t handle, Plan& plan, cublasLtMatmulPreference_t pref) {
   cublasLtMatmulHeuristicResult_t result{};
@@ -116,6 +128,16 @@ bool find_algorithm(cublasLtHandle_t handle, Plan& plan, cublasLtMatmulPreferenc
   if (status != CUBLAS_STATUS_SUCCESS || found == 0) return false;
   plan.algo = result.algo;
   plan.workspace_bytes = result.workspaceSize;
+  return true;
+}
+
+// Describes the plan with this epilogue; true when an algorithm has it.
+bool try_epilogue(cublasLtHandle_t handle, Plan& plan, cublasLtMatmulPreference_t pref, const PlanKey& k, bool bias,
+                  nn::LinearActivation activation) {
+  set_attr(plan.desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue_for(bias, activation), k);
+  if (!find_algorithm(handle, plan, pref)) return false;
+  plan.bias_fused = bias;
+  plan.activation_fused = activation != nn::LinearActivation::none;
   return true;
 }
 
@@ -141,16 +163,14 @@ std::unique_ptr<Plan> make_plan(cublasLtHandle_t handle, const PlanKey& k) {
   set_pref(raw_pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, k.align_d, k);
   set_pref(raw_pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, k.align_d, k);
 
-  // Not every dtype has a kernel with the bias epilogue: without one the
-  // bias is written first and the product added to it.
-  if (k.fuse_bias) {
-    set_attr(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS, k);
-    plan->bias_fused = find_algorithm(handle, *plan, raw_pref);
-    if (plan->bias_fused) return plan;
-    set_attr(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_DEFAULT, k);
-  }
-  KILN_CHECK(find_algorithm(handle, *plan, raw_pref), Status::unsupported, "cuBLASLt has no algorithm for ",
-             describe(k));
+  // Not every dtype has a kernel for every epilogue: the most fused one
+  // found is taken. Without the bias in it, the bias is written first and
+  // the product added to it; without the activation, the caller applies it.
+  const nn::LinearActivation none = nn::LinearActivation::none;
+  if (k.activation != none && try_epilogue(handle, *plan, raw_pref, k, k.fuse_bias, k.activation)) return plan;
+  if (k.fuse_bias && try_epilogue(handle, *plan, raw_pref, k, true, none)) return plan;
+  KILN_CHECK(try_epilogue(handle, *plan, raw_pref, k, false, none), Status::unsupported,
+             "cuBLASLt has no algorithm for ", describe(k));
   return plan;
 }
 
@@ -164,11 +184,18 @@ Plan& plan_for(cublasLtHandle_t handle, const PlanKey& key) {
   return *it->second;
 }
 
-void run_chunk(Runtime& rt, int device, const Gemm& g, cublasLtHandle_t handle) {
+// Runs one cuBLASLt call; returns whether it applied g.activation.
+bool run_chunk(Runtime& rt, int device, const Gemm& g, cublasLtHandle_t handle) {
+  const bool fuse_bias = g.bias != nullptr && alignment_of(g.bias) >= kBiasAlignment;
+  // A bias written first reaches the epilogue as beta * C, and cuBLASLt does
+  // not promise that its activation sees that term: the activation is fused
+  // only with the bias, or without any.
+  const bool bias_unaligned = g.bias != nullptr && !fuse_bias;
   const PlanKey key{device,
                     g.dtype,
                     rt.options().allow_tf32,
-                    g.bias != nullptr && alignment_of(g.bias) >= kBiasAlignment,
+                    fuse_bias,
+                    bias_unaligned ? nn::LinearActivation::none : g.activation,
                     g.a.transposed,
                     g.b.transposed,
                     g.m,
@@ -183,14 +210,14 @@ void run_chunk(Runtime& rt, int device, const Gemm& g, cublasLtHandle_t handle) 
                     alignment_of(g.b.data),
                     alignment_of(g.d)};
   Plan& plan = plan_for(handle, key);
-  const bool bias_first = g.bias != nullptr && !plan.bias_fused;
+  const bool add_to_bias = g.bias != nullptr && !plan.bias_fused;
   // The descriptor is shared by every call of this shape; the handle lease
   // held by the caller keeps the bias pointer ours until the call is queued.
   if (plan.bias_fused) set_attr(plan.desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, g.bias, key);
-  if (bias_first)
+  if (add_to_bias)
     fill_rows_with_bias(device, g.d, g.bias, dtype_size(g.dtype), g.batch * g.n, g.m);
-  const float alpha32 = 1.0f, beta32 = bias_first ? 1.0f : 0.0f;
-  const double alpha64 = 1.0, beta64 = bias_first ? 1.0 : 0.0;
+  const float alpha32 = 1.0f, beta32 = add_to_bias ? 1.0f : 0.0f;
+  const double alpha64 = 1.0, beta64 = add_to_bias ? 1.0 : 0.0;
   const bool f64 = g.dtype == DType::f64;
   DataPtr workspace;
   if (plan.workspace_bytes > 0) workspace = rt.allocator(Device::cuda(device))->allocate(plan.workspace_bytes);
@@ -200,24 +227,30 @@ void run_chunk(Runtime& rt, int device, const Gemm& g, cublasLtHandle_t handle) 
                                    plan.d.get(), &plan.algo, workspace.get(), plan.workspace_bytes,
                                    compute_stream(device)),
                     "cublasLtMatmul for ", describe(key));
+  return g.activation == nn::LinearActivation::none || plan.activation_fused;
 }
 
 }  // namespace
 
-void cublaslt_gemm(Runtime& rt, int device, const Gemm& g) {
+bool cublaslt_gemm(Runtime& rt, int device, const Gemm& g) {
   CudaDeviceGuard guard(device);
   const HandleLease<cublasLtHandle_t> handle = cublaslt_handle(device);
   // cuBLASLt counts a batch in 32 bits.
   constexpr int64_t kMaxBatch = std::numeric_limits<int32_t>::max();
+  if (g.batch <= kMaxBatch) return run_chunk(rt, device, g, handle.get());
+  // Split, the chunks could be planned with and without the activation; all
+  // leave it to the caller, so that the whole output is treated one way.
   const size_t element = dtype_size(g.dtype);
   for (int64_t first = 0; first < g.batch; first += kMaxBatch) {
     Gemm chunk = g;
+    chunk.activation = nn::LinearActivation::none;
     chunk.batch = std::min(kMaxBatch, g.batch - first);
     chunk.a.data = static_cast<const char*>(g.a.data) + size_t(first * g.a.batch_stride) * element;
     chunk.b.data = static_cast<const char*>(g.b.data) + size_t(first * g.b.batch_stride) * element;
     chunk.d = static_cast<char*>(g.d) + size_t(first * g.m * g.n) * element;
     run_chunk(rt, device, chunk, handle.get());
   }
+  return g.activation == nn::LinearActivation::none;
 }
 
 }  // namespace kiln::cuda

@@ -3,11 +3,15 @@
 // columns goes to cuBLASLt as it is, anything else is copied dense first.
 // Batch dimensions are broadcast with stride 0 and merged where the strides
 // of all three tensors allow, so most products are one batched call.
+// linear's bias and activation ride in cuBLASLt's epilogue (one pass over
+// the output); where it has none for the case, the activation runs after,
+// through the unary op's own kernel.
 #include <optional>
 #include <vector>
 
 #include "cublas_matmul.hpp"
 #include "cuda_kernels.hpp"
+#include "kiln/error.hpp"
 #include "kiln/ops/registry.hpp"
 #include "matmul_bias_rows.hpp"
 
@@ -80,16 +84,20 @@ cuda::GemmOperand gemm_operand(const Tensor& t, const MatrixStorage& s, int64_t 
   return {static_cast<const char*>(t.raw_data()) + size_t(offset) * t.element_size(), !s.by_rows, s.ld, batch_stride};
 }
 
-// out [batch..., M, N] (dense) = a [..., M, K] @ b [..., K, N] (+ bias [N]).
-void batched_matmul(Runtime& rt, Tensor a, Tensor b, const Tensor& bias, Tensor& out) {
+// out [batch..., M, N] (dense) = act(a [..., M, K] @ b [..., K, N] (+ bias [N])).
+// Returns whether the activation was applied: the epilogue applies it when
+// the product is one cuBLASLt call (linear's always is) and has a kernel for
+// it; otherwise the caller does.
+bool batched_matmul(Runtime& rt, Tensor a, Tensor b, const Tensor& bias, Tensor& out,
+                    nn::LinearActivation activation) {
   const int device = out.device().index;
   const int r = out.rank();
   const int64_t m = out.dim(r - 2), n = out.dim(r - 1), k = a.dim(a.rank() - 1);
-  if (out.numel() == 0) return;
+  if (out.numel() == 0) return true;
   const void* bias_data = bias.defined() ? bias.raw_data() : nullptr;
   if (k == 0) {
     cuda::fill_rows_with_bias(device, out.raw_data(), bias_data, out.element_size(), out.numel() / n, n);
-    return;
+    return activation == nn::LinearActivation::none;
   }
   std::optional<MatrixStorage> a_storage = storage_of(a), b_storage = storage_of(b);
   if (!a_storage) a_storage = storage_of(a = rt.contiguous(a));
@@ -104,6 +112,8 @@ void batched_matmul(Runtime& rt, Tensor a, Tensor b, const Tensor& bias, Tensor&
   g.k = k;
   g.batch = inner.size;
   g.bias = bias_data;
+  g.activation = dims.size() == 1 ? activation : nn::LinearActivation::none;
+  bool applied = true;
   const size_t element = out.element_size();
   // Every combination of the outer (looped) batch indices.
   std::vector<int64_t> index(dims.size() - 1, 0);
@@ -117,14 +127,26 @@ void batched_matmul(Runtime& rt, Tensor a, Tensor b, const Tensor& bias, Tensor&
     g.a = gemm_operand(b, *b_storage, b_offset, inner.b);
     g.b = gemm_operand(a, *a_storage, a_offset, inner.a);
     g.d = static_cast<char*>(out.raw_data()) + size_t(out_offset) * element;
-    cuda::cublaslt_gemm(rt, device, g);
+    applied = cuda::cublaslt_gemm(rt, device, g) && applied;
     size_t d = index.size();
     while (d > 0 && ++index[d - 1] == dims[d - 1].size) index[--d] = 0;
-    if (d == 0) return;
+    if (d == 0) return applied && g.activation == activation;
   }
 }
 
-void matmul_cuda(const KernelCall& c) { batched_matmul(c.runtime, c.inputs[0], c.inputs[1], Tensor(), c.outputs[0]); }
+void matmul_cuda(const KernelCall& c) {
+  batched_matmul(c.runtime, c.inputs[0], c.inputs[1], Tensor(), c.outputs[0], nn::LinearActivation::none);
+}
+
+// The activation the epilogue could not apply, by the unary op's kernel run
+// in place: element-wise, each element is read before it is written.
+void activate_in_place(Runtime& rt, nn::LinearActivation activation, Tensor& out) {
+  const nn::ActivationCall call = nn::activation_call(rt, activation, false);
+  const KernelFn kernel = call.op.kernel(DeviceType::cuda, out.dtype());
+  KILN_CHECK(kernel != nullptr, Status::unsupported, "op '", call.op.name, "' has no kernel for ",
+             dtype_name(out.dtype()), " on cuda");
+  kernel(KernelCall{rt, call.op, std::span<const Tensor>(&out, 1), std::span<Tensor>(&out, 1), call.attrs});
+}
 
 // Inputs arrive dense: input [rows, in] @ weight^T [in, out], the weight
 // read by columns.
@@ -136,8 +158,10 @@ void linear_cuda(const KernelCall& c) {
   if (c.outputs[0].numel() == 0) return;
   const int64_t rows = c.outputs[0].numel() / out;
   Tensor out2 = c.outputs[0].view_as({rows, out}, {out, 1}, c.outputs[0].offset());
-  batched_matmul(c.runtime, x.view_as({rows, in}, {in, 1}, x.offset()), w.view_as({in, out}, {1, in}, w.offset()),
-                 bias, out2);
+  const nn::LinearActivation activation = nn::linear_activation(c.op, c.attrs);
+  if (!batched_matmul(c.runtime, x.view_as({rows, in}, {in, 1}, x.offset()),
+                      w.view_as({in, out}, {1, in}, w.offset()), bias, out2, activation))
+    activate_in_place(c.runtime, activation, out2);
 }
 
 }  // namespace

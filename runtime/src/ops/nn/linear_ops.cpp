@@ -1,7 +1,9 @@
-// linear(input [..., in], weight [out, in], bias [out] optional) -> [..., out]:
-// one oneDNN matmul that reads the weight transposed through its strides and
-// adds the bias in the same pass.
+// linear(input [..., in], weight [out, in], bias [out] optional,
+// activation = "none") -> act(input @ weight^T + bias) [..., out]: one oneDNN
+// matmul that reads the weight transposed through its strides and adds the
+// bias and applies the activation in the same pass.
 #include "kiln/ops/helpers.hpp"
+#include "linear_activation.hpp"
 #include "matmul_kernel.hpp"
 #include "nn_ops.hpp"
 
@@ -9,6 +11,7 @@ namespace kiln {
 namespace {
 
 void linear_infer(InferCall& c) {
+  nn::linear_activation(c.op, c.attrs);  // rejects an unknown name before any kernel runs
   check_same_dtype(c);
   check_floating(c, 0);
   const Shape& x = c.inputs[0].shape();
@@ -38,7 +41,7 @@ void linear_kernel(const KernelCall& c) {
   const Tensor x2 = x.view_as({rows, in}, {in, 1}, x.offset());
   const Tensor w_t = w.view_as({in, out}, {1, in}, w.offset());
   Tensor out2 = c.outputs[0].view_as({rows, out}, {out, 1}, c.outputs[0].offset());
-  nn::batched_matmul(c.runtime, x2, w_t, bias, out2);
+  nn::batched_matmul(c.runtime, x2, w_t, bias, out2, nn::linear_activation(c.op, c.attrs));
 }
 
 Tensor reshaped(Runtime& rt, const Tensor& t, std::vector<int64_t> shape) {
@@ -46,14 +49,36 @@ Tensor reshaped(Runtime& rt, const Tensor& t, std::vector<int64_t> shape) {
   return rt.call1(op, {t}, op.make_attrs({{"shape", std::move(shape)}}));
 }
 
-// With rows = the input's leading dims flattened and g = grad [rows, out]:
-// grad_input = g @ weight, grad_weight = g^T @ input, grad_bias = sum of g's rows.
+// The gradient with respect to the pre-activation x @ w^T + b. relu reads
+// its mask from the saved output (positive exactly where the
+// pre-activation is). GELU is not invertible, so its backward needs the
+// pre-activation itself: it is recomputed here, one more product the size
+// of the forward's, rather than kept from the forward as a second output
+// (cuBLASLt's GELU_AUX epilogue could write it), which would hold a tensor
+// the size of the output until the backward and give every caller of
+// linear an output it did not ask for.
+Tensor pre_activation_grad(const BackwardCall& c) {
+  const nn::LinearActivation activation = nn::linear_activation(c.op, c.attrs);
+  if (activation == nn::LinearActivation::none) return c.grad_outputs[0];
+  Runtime& rt = c.runtime;
+  const Tensor bias = c.inputs.size() > 2 ? c.inputs[2] : Tensor();
+  const Tensor at = activation == nn::LinearActivation::relu
+                        ? c.outputs[0]
+                        : rt.call1(c.op, {c.inputs[0], c.inputs[1], bias},
+                                   c.op.make_attrs({{"activation", std::string("none")}}));
+  const nn::ActivationCall backward = nn::activation_call(rt, activation, true);
+  return rt.call1(backward.op, {c.grad_outputs[0], at}, backward.attrs);
+}
+
+// With rows = the input's leading dims flattened and g = the pre-activation's
+// grad [rows, out]: grad_input = g @ weight, grad_weight = g^T @ input,
+// grad_bias = sum of g's rows.
 std::vector<Tensor> linear_backward(const BackwardCall& c) {
   Runtime& rt = c.runtime;
   const Tensor& x = c.inputs[0];
   const Tensor& w = c.inputs[1];
   const int64_t in = w.dim(1), out = w.dim(0);
-  const Tensor g = reshaped(rt, c.grad_outputs[0], {-1, out});
+  const Tensor g = reshaped(rt, pre_activation_grad(c), {-1, out});
   const OpDef& matmul = rt.op("matmul");
   std::vector<Tensor> grads(c.inputs.size());
   if (c.needs_input_grad[0]) {
@@ -69,15 +94,19 @@ std::vector<Tensor> linear_backward(const BackwardCall& c) {
   return grads;
 }
 
+// Only relu's backward reads the output (its mask).
+bool saves_output(const Attrs& attrs) { return attrs.string(0) == "relu"; }
+
 }  // namespace
 
 void register_linear_op(OpRegistry& r) {
   OpDef op;
   op.name = "linear";
   op.inputs = {{"input"}, {"weight"}, {"bias", true}};
+  op.attrs = {attr_string("activation", "none")};
   op.infer = linear_infer;
   op.backward = linear_backward;
-  op.saves_outputs = false;
+  op.saves_outputs_for = saves_output;
   op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64}, linear_kernel);
   r.add(std::move(op));
 }

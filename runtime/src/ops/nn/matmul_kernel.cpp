@@ -4,12 +4,37 @@
 #include <optional>
 #include <string_view>
 
+#include "../elementwise/unary_functions.hpp"
 #include "dnnl_helpers.hpp"
 #include "kiln/error.hpp"
 #include "kiln/util/str_cat.hpp"
 
 namespace kiln::nn {
 namespace {
+
+using elementwise::EltwiseParams;
+
+// The activation as a oneDNN eltwise algorithm. The plain loops evaluate the
+// formulas the unary ops use for the same algorithm, so f32 and f64 agree
+// with each other and with relu and gelu(approximate = "tanh").
+EltwiseParams eltwise_params(LinearActivation activation) {
+  return {activation == LinearActivation::relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_gelu_tanh,
+          0.0, 0.0};
+}
+
+template <class Fn, class T>
+void apply_each(T* values, int64_t n, const EltwiseParams& p) {
+  for (int64_t i = 0; i < n; ++i) values[i] = T(Fn::value(values[i], p));
+}
+
+// values[i] = activation(values[i]) for i < n.
+template <class T>
+void activate(T* values, int64_t n, LinearActivation activation) {
+  if (activation == LinearActivation::none) return;
+  const EltwiseParams p = eltwise_params(activation);
+  if (activation == LinearActivation::relu) apply_each<elementwise::Relu>(values, n, p);
+  else apply_each<elementwise::Gelu>(values, n, p);
+}
 
 // Dims and strides of an operand with leading size-1 dims added up to `rank`,
 // as oneDNN wants every operand of a matmul at the rank of the output.
@@ -43,9 +68,11 @@ Layout bias_layout(int64_t n, int rank) {
 // its slow reference kernel takes: a dense copy is cheaper). Cached either way
 // so a layout is only tried once.
 std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, const Layout& a, const Layout& b,
-                                                             const Layout* bias, const Layout& out) {
+                                                             const Layout* bias, const Layout& out,
+                                                             LinearActivation activation) {
   const std::string key = str_cat("matmul:", to_string(a.dims), to_string(a.strides), to_string(b.dims),
-                                  to_string(b.strides), bias ? to_string(bias->dims) : "-", to_string(out.dims));
+                                  to_string(b.strides), bias ? to_string(bias->dims) : "-", to_string(out.dims), ":",
+                                  int(activation));
   const bool dense = a.strides == contiguous_strides(a.dims) && b.strides == contiguous_strides(b.dims);
   return ctx.cached<std::optional<dnnl::matmul>>(key, [&]() -> std::optional<dnnl::matmul> {
     try {
@@ -53,7 +80,14 @@ std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, c
                                                   f32_desc(bias->dims), f32_desc(out.dims))
                              : dnnl::matmul::desc(f32_desc(a.dims, a.strides), f32_desc(b.dims, b.strides),
                                                   f32_desc(out.dims));
-      const dnnl::matmul::primitive_desc pd(desc, ctx.engine());
+      dnnl::primitive_attr attr;
+      if (activation != LinearActivation::none) {
+        const EltwiseParams p = eltwise_params(activation);
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.0f, p.algorithm, float(p.alpha), float(p.beta));
+        attr.set_post_ops(ops);
+      }
+      const dnnl::matmul::primitive_desc pd(desc, attr, ctx.engine());
       if (!dense && std::string_view(pd.impl_info_str()).starts_with("ref")) return std::nullopt;
       return dnnl::matmul(pd);
     } catch (const dnnl::error&) {
@@ -63,14 +97,15 @@ std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, c
 }
 
 // Runs the f32 product on oneDNN; false when it cannot take these layouts.
-bool try_dnnl_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out) {
+bool try_dnnl_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
+                     LinearActivation activation) {
   const int rank = out.rank();
   const Layout la = padded_layout(a.shape(), a.strides(), rank);
   const Layout lb = padded_layout(b.shape(), b.strides(), rank);
   const Layout lout{out.shape(), out.strides()};
   const Layout lbias = bias_layout(out.dim(-1), rank);
   DnnlContext& ctx = rt.dnnl();
-  const auto prim = dnnl_matmul_for(ctx, la, lb, bias.defined() ? &lbias : nullptr, lout);
+  const auto prim = dnnl_matmul_for(ctx, la, lb, bias.defined() ? &lbias : nullptr, lout, activation);
   if (!prim->has_value()) return false;
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, wrap(ctx, f32_desc(la.dims, la.strides), a.raw_data())},
@@ -97,7 +132,8 @@ int64_t batch_offset(int64_t index, const Shape& out_dims, const Shape& dims, in
 // Plain loops over dense operands, one output row per work item; the k-outer
 // order streams rows of b and of the output, which keeps the inner loop
 // contiguous.
-void reference_matmul(Runtime& rt, const Tensor& a_in, const Tensor& b_in, const Tensor& bias, Tensor& out) {
+void reference_matmul(Runtime& rt, const Tensor& a_in, const Tensor& b_in, const Tensor& bias, Tensor& out,
+                      LinearActivation activation) {
   const Tensor a = rt.contiguous(a_in.detach()), b = rt.contiguous(b_in.detach());
   const int rank = out.rank();
   const Shape a_dims = padded_layout(a.shape(), a.strides(), rank).dims;
@@ -122,18 +158,20 @@ void reference_matmul(Runtime& rt, const Tensor& a_in, const Tensor& b_in, const
         const double* brow = bmat + k * n_size;
         for (int64_t n = 0; n < n_size; ++n) orow[n] += av * brow[n];
       }
+      activate(orow, n_size, activation);
     }
   });
 }
 
-// An empty inner dimension makes every output row the bias (or zeros); oneDNN
-// is not asked about zero-sized memory.
-void fill_with_bias(Runtime& rt, const Tensor& bias, Tensor& out) {
+// An empty inner dimension makes every output row act(bias) (or act(0));
+// oneDNN is not asked about zero-sized memory.
+void fill_with_bias(Runtime& rt, const Tensor& bias, Tensor& out, LinearActivation activation) {
   const Tensor dense_bias = bias.defined() ? rt.contiguous(bias.detach()) : Tensor();
   const int64_t n_size = out.dim(-1);
   auto fill = [&]<class T>() {
     T* po = out.data<T>();
     for (int64_t i = 0; i < out.numel(); ++i) po[i] = dense_bias.defined() ? dense_bias.data<T>()[i % n_size] : T(0);
+    activate(po, out.numel(), activation);
   };
   if (out.dtype() == DType::f64) fill.template operator()<double>();
   else fill.template operator()<float>();
@@ -141,14 +179,15 @@ void fill_with_bias(Runtime& rt, const Tensor& bias, Tensor& out) {
 
 }  // namespace
 
-void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out) {
+void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
+                    LinearActivation activation) {
   if (out.numel() == 0) return;
-  if (a.dim(-1) == 0) return fill_with_bias(rt, bias, out);
-  if (a.dtype() == DType::f64) return reference_matmul(rt, a, b, bias, out);
+  if (a.dim(-1) == 0) return fill_with_bias(rt, bias, out, activation);
+  if (a.dtype() == DType::f64) return reference_matmul(rt, a, b, bias, out, activation);
   KILN_CHECK(a.dtype() == DType::f32, Status::internal, "matmul kernel: unexpected dtype ", dtype_name(a.dtype()));
-  if (try_dnnl_matmul(rt, a, b, bias, out)) return;
+  if (try_dnnl_matmul(rt, a, b, bias, out, activation)) return;
   const Tensor dense_a = rt.contiguous(a.detach()), dense_b = rt.contiguous(b.detach());
-  KILN_CHECK(try_dnnl_matmul(rt, dense_a, dense_b, bias, out), Status::internal,
+  KILN_CHECK(try_dnnl_matmul(rt, dense_a, dense_b, bias, out, activation), Status::internal,
              "matmul: oneDNN has no f32 implementation for a ", to_string(a.shape()), " @ b ", to_string(b.shape()));
 }
 

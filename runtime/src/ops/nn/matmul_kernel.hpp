@@ -1,15 +1,19 @@
 // The batched matrix product behind matmul and linear:
-//   out[batch..., M, N] = a[batch..., M, K] @ b[batch..., K, N] (+ bias[N])
+//   out[batch..., M, N] = act(a[batch..., M, K] @ b[batch..., K, N] (+ bias[N]))
 // a and b may have fewer batch dimensions than out, or size 1 where out has
 // more (broadcast), and may be strided views: f32 hands the strides to oneDNN,
-// f64 runs plain loops over dense copies.
+// f64 runs plain loops over dense copies. The activation rides in the same
+// pass: a oneDNN post-op for f32, applied to each row as the loops finish it
+// for f64.
 #pragma once
 
 #include "kiln/runtime.hpp"
+#include "linear_activation.hpp"
 
 namespace kiln::nn {
 
 // out must be contiguous and shaped [batch..., M, N]; bias may be undefined.
-void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out);
+void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
+                    LinearActivation activation = LinearActivation::none);
 
 }  // namespace kiln::nn
