@@ -13,11 +13,13 @@
 #include "data.hpp"
 #include "nn_module.hpp"
 #include "nn_shared.hpp"
+#include "sandbox.hpp"
 
 namespace kiln::lua {
 namespace {
 
 int save(lua_State* L) {
+  refuse_files_in_sandbox(L, "kiln.save");
   const char* path = luaL_checkstring(L, 1);
   if (auto* model = static_cast<kiln_module*>(test_handle(L, 2, kModule))) {
     check(L, kiln_weights_save(model, path));
@@ -32,6 +34,7 @@ int save(lua_State* L) {
 }
 
 int load(lua_State* L) {
+  refuse_files_in_sandbox(L, "kiln.load");
   const char* path = luaL_checkstring(L, 1);
   if (lua_isnoneornil(L, 2)) {
     kiln_example* raw = nullptr;

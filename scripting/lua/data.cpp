@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nn_shared.hpp"
+#include "sandbox.hpp"
 
 namespace kiln::lua {
 namespace {
@@ -36,6 +37,7 @@ kiln_transform* check_transform(lua_State* L, int index) {
 // kiln.data.source(type, config)
 int make_source(lua_State* L) {
   const char* type = luaL_checkstring(L, 1);
+  check_sandboxed_source(L, type);
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   const AttrList config(L, 2, {}, {"dtype"});
   kiln_data_source* src = nullptr;

@@ -18,6 +18,10 @@ constexpr const char* kBaseAllowList[] = {
 constexpr const char* kLibraryAllowList[] = {"table", "math", "utf8", "coroutine"};
 // collectgarbage options that only look or collect.
 constexpr const char* kCollectOptions[] = {"collect", "count", "step", "isrunning"};
+// Data sources that make their examples from their options alone.
+constexpr const char* kSourceAllowList[] = {"tensors", "synthetic"};
+// The registry field that marks a sandboxed state.
+constexpr const char* kSandboxedKey = "kiln.sandboxed";
 
 // load(chunk, name, mode, env) with mode forced to text: a binary chunk
 // can break the VM's invariants. The original load is upvalue 1.
@@ -126,9 +130,30 @@ void open_sandbox_environment(lua_State* L) {
   lua_getfield(L, -3, "string");
   lua_setfield(L, -2, "__index");
   lua_pop(L, 2);
+  lua_pushboolean(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
   // From now on chunks see only the new table as their globals.
   lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
   lua_pop(L, 1);
+}
+
+bool sandboxed(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
+  const bool marked = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return marked;
+}
+
+void refuse_files_in_sandbox(lua_State* L, const char* what) {
+  if (sandboxed(L)) luaL_error(L, "%s: a sandboxed script cannot read or write files", what);
+}
+
+void check_sandboxed_source(lua_State* L, const char* type) {
+  if (!sandboxed(L)) return;
+  for (const char* name : kSourceAllowList)
+    if (std::strcmp(name, type) == 0) return;
+  luaL_error(L, "kiln.data.source: source '%s' is not available in a sandbox, where sources may not read files "
+                "(available: tensors, synthetic)", type);
 }
 
 }  // namespace kiln::lua

@@ -37,6 +37,7 @@
 #include "nn_module.hpp"
 #include "nn_shared.hpp"
 #include "optim.hpp"
+#include "sandbox.hpp"
 #include "tensor_ref.hpp"
 
 namespace kiln::lua {
@@ -234,6 +235,9 @@ int fit(lua_State* L) {
   const std::string target_field = opt_string_field(L, 1, "target_field");
   const std::string checkpoint = opt_string_field(L, 1, "checkpoint");
   const std::string resume = opt_string_field(L, 1, "resume");
+  if (!metrics.empty()) refuse_files_in_sandbox(L, "kiln.fit: metrics");
+  if (!checkpoint.empty()) refuse_files_in_sandbox(L, "kiln.fit: checkpoint");
+  if (!resume.empty()) refuse_files_in_sandbox(L, "kiln.fit: resume");
 
   kiln_trainer_options o{};
   o.size = sizeof o;

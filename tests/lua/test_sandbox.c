@@ -78,6 +78,48 @@ static void test_environment(kiln_runtime* rt) {
   kiln_script_release(s);
 }
 
+/* No function of the kiln module reaches a file from a sandbox; the same
+ * calls work in a trusted state. */
+static void test_no_file_access(kiln_runtime* rt) {
+  static const char* const setup =
+      "kiln = require('kiln')\n"
+      "model = kiln.nn.Linear(2, 2)\n"
+      "src = kiln.data.source('tensors', {input = kiln.ones(4, 2), target = kiln.tensor({0, 1, 0, 1}, {dtype = 'i64'})})\n"
+      "fit = {model = model, loss = 'cross_entropy', optimizer = kiln.optim.SGD(model:parameters()),\n"
+      "       train = kiln.data.loader(src, {batch_size = 2}), max_steps = 1, progress = 'quiet'}\n";
+  kiln_script* s = make_script(rt, 1, 0, 0);
+  kiln_script* trusted = make_script(rt, 0, 0, 0);
+  if (!s || !trusted) return;
+  CHECK_OK(kiln_script_run_string(s, setup, "=setup"));
+  CHECK_ERROR(kiln_script_run_string(s, "kiln.save('sandbox_weights.safetensors', model)", "=save"),
+              KILN_ERR_SCRIPT, "kiln.save: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "kiln.load('/etc/passwd')", "=load"), KILN_ERR_SCRIPT,
+              "kiln.load: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "fit.metrics = 'sandbox_metrics.jsonl' kiln.fit(fit)", "=metrics"),
+              KILN_ERR_SCRIPT, "kiln.fit: metrics: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "fit.metrics = nil fit.checkpoint = 'x.safetensors' kiln.fit(fit)",
+                                     "=checkpoint"),
+              KILN_ERR_SCRIPT, "kiln.fit: checkpoint: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "fit.checkpoint = nil fit.resume = 'x.safetensors' kiln.fit(fit)",
+                                     "=resume"),
+              KILN_ERR_SCRIPT, "kiln.fit: resume: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "kiln.data.source('idx', {images = '/etc/passwd'})", "=source"),
+              KILN_ERR_SCRIPT, "source 'idx' is not available in a sandbox",
+              "(available: tensors, synthetic)");
+  /* What needs no file still runs. */
+  CHECK_OK(kiln_script_run_string(s, "fit.resume = nil kiln.fit(fit)\n"
+                                     "assert(#kiln.data.source('synthetic', {length = 3, shape = {2}}) == 3)",
+                                  "=allowed"));
+  CHECK_OK(kiln_script_run_string(trusted, setup, "=setup"));
+  CHECK_OK(kiln_script_run_string(trusted,
+                                  "kiln.save('sandbox_weights.safetensors', model)\n"
+                                  "kiln.load('sandbox_weights.safetensors', model)\n"
+                                  "os.remove('sandbox_weights.safetensors')",
+                                  "=trusted"));
+  kiln_script_release(s);
+  kiln_script_release(trusted);
+}
+
 /* A binary chunk made by a trusted state is refused by the sandbox's load
  * and by run_file in both kinds of state. */
 static void test_binary_chunks(kiln_runtime* rt) {
@@ -141,6 +183,7 @@ int main(void) {
   test_memory_limit(rt);
   test_environment(rt);
   test_binary_chunks(rt);
+  test_no_file_access(rt);
   test_errors_through_bound_functions(rt);
   kiln_runtime_release(rt);
   return check_report("lua/sandbox");

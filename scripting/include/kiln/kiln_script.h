@@ -47,7 +47,10 @@ typedef struct kiln_script_options {
   /* Nonzero: for untrusted scripts. The environment is built from an
    * allow-list (no os, io, debug, dofile, loadfile, require of files,
    * string.dump, package.loadlib, collectgarbage options that change the
-   * collector); load() accepts text chunks only. */
+   * collector); load() accepts text chunks only. The kiln module reaches
+   * no file either: kiln.save, kiln.load and kiln.fit's metrics,
+   * checkpoint and resume are refused, and kiln.data.source makes only
+   * the "tensors" and "synthetic" sources. */
   int sandbox;
   int64_t instruction_limit; /* Lua VM instructions per run (about); 0: no limit */
   size_t memory_limit;       /* bytes the Lua state may hold; 0: no limit */
