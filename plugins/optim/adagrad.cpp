@@ -29,7 +29,7 @@ struct Adagrad {
 
   static void update(const Update& u) {
     const TensorOps& ops = u.ops;
-    const Tensor g = u.gradient(u.hyper.number("weight_decay"), false);
+    const Tensor g = u.gradient(u.hyper.number("weight_decay"));
     const double clr = u.hyper.number("lr") / (1 + double(u.step - 1) * u.hyper.number("lr_decay"));
 
     kiln_tensor* sum = u.state_at(0);

@@ -1,7 +1,7 @@
 // Adam (L2 weight decay added to the gradient) and AdamW (decoupled weight
 // decay: p *= 1 - lr * weight_decay), with AMSGrad, as torch.optim.Adam and
-// torch.optim.AdamW compute them.
-#include <cmath>
+// torch.optim.AdamW compute them, through the runtime's fused "adam_update".
+#include <vector>
 
 #include "optimizers.hpp"
 
@@ -52,31 +52,18 @@ struct AdamFamily {
     if (h.flag("amsgrad")) init.add_like_param("max_exp_avg_sq", 0.0);
   }
 
-  static void update(const Update& u) {
-    const TensorOps& ops = u.ops;
-    const double lr = u.hyper.number("lr"), weight_decay = u.hyper.number("weight_decay");
-    const Betas b = betas(u.hyper);
-    if (Decoupled) ops.assign(u.param, ops.scale(u.param, 1 - lr * weight_decay).get());
-    const Tensor g = u.gradient(Decoupled ? 0.0 : weight_decay, false);
-
-    kiln_tensor* exp_avg = u.state_at(0);
-    kiln_tensor* exp_avg_sq = u.state_at(1);
-    ops.assign(exp_avg, ops.add_scaled(ops.scale(exp_avg, b.beta1).get(), g.get(), 1 - b.beta1).get());
-    const Tensor g2 = ops.mul(g.get(), g.get());
-    ops.assign(exp_avg_sq, ops.add_scaled(ops.scale(exp_avg_sq, b.beta2).get(), g2.get(), 1 - b.beta2).get());
-
-    const double bias_correction1 = 1 - std::pow(b.beta1, double(u.step));
-    const double bias_correction2 = 1 - std::pow(b.beta2, double(u.step));
-    const double step_size = lr / bias_correction1;
-    kiln_tensor* second_moment = exp_avg_sq;
-    if (u.hyper.flag("amsgrad")) {
-      second_moment = u.state_at(2);
-      ops.assign(second_moment, ops.maximum(second_moment, exp_avg_sq).get());
-    }
-    const Tensor root = ops.scale(ops.sqrt(second_moment).get(), 1 / std::sqrt(bias_correction2));
-    const Tensor denom = ops.shift(root.get(), u.hyper.number("eps"));
-    const Tensor ratio = ops.div(exp_avg, denom.get());
-    ops.assign(u.param, ops.add_scaled(u.param, ratio.get(), -step_size).get());
+  static constexpr const char* kOp = "adam_update";
+  static size_t state_lists(const Attrs& h) { return h.flag("amsgrad") ? 3 : 2; }
+  static std::vector<kiln_attr> op_attrs(const Attrs& h, int64_t step) {
+    const Betas b = betas(h);
+    return {kiln_attr_float("lr", h.number("lr")),
+            kiln_attr_float("beta1", b.beta1),
+            kiln_attr_float("beta2", b.beta2),
+            kiln_attr_float("eps", h.number("eps")),
+            kiln_attr_float("weight_decay", h.number("weight_decay")),
+            kiln_attr_bool("decoupled", Decoupled),
+            kiln_attr_bool("amsgrad", h.flag("amsgrad")),
+            kiln_attr_int("step", step)};
   }
 };
 

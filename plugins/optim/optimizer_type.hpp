@@ -4,6 +4,12 @@
 //   static constexpr kiln_attr_spec kHyper[];        its hyper-parameters
 //   static void check(const Attrs& hyper);            fails on values that make no sense
 //   static void init_state(const StateInit&, const Attrs& hyper);
+// and either, updating through a fused op of the runtime (per parameter and
+// per group, see fused_update.hpp):
+//   static constexpr const char* kOp;
+//   static size_t state_lists(const Attrs& hyper);    the state tensors the op takes
+//   static std::vector<kiln_attr> op_attrs(const Attrs& hyper, int64_t step);
+// or, composing the update of other ops, one parameter at a time:
 //   static void update(const Update&);
 // Every callback catches what the class throws (see guarded).
 #pragma once
@@ -11,8 +17,10 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "attrs.hpp"
+#include "fused_update.hpp"
 #include "tensor_ops.hpp"
 
 namespace kiln_optim {
@@ -34,6 +42,14 @@ class StateInit {
   TensorOps ops_;
 };
 
+// Fails unless the parameters have the `needed` state tensors the update uses.
+inline void require_state(size_t have, size_t needed) {
+  if (have < needed)
+    fail(KILN_ERR_INVALID_STATE, "the parameter has " + to_text(int64_t(have)) + " state tensors, fewer than the " +
+                                     to_text(int64_t(needed)) +
+                                     " this optimizer uses (was its state loaded from another optimizer type?)");
+}
+
 // A new reference on `t`.
 inline Tensor retained(kiln_tensor* t) {
   host().tensor_retain(t);
@@ -52,17 +68,13 @@ struct Update {
         step(call->step) {}
   // State tensor `i`, in the order init_state added them.
   kiln_tensor* state_at(size_t i) const {
-    if (i >= n_state)
-      fail(KILN_ERR_INVALID_STATE, "the parameter has " + to_text(int64_t(n_state)) +
-                                       " state tensors, fewer than this optimizer makes (was its state loaded "
-                                       "from another optimizer type?)");
+    require_state(n_state, i + 1);
     return state[i];
   }
-  // The gradient as PyTorch's optimizers use it: negated when maximizing,
-  // plus weight_decay * param (L2 decay) when weight_decay is not 0.
-  Tensor gradient(double weight_decay, bool maximize) const {
-    Tensor g = maximize ? ops.neg(grad) : retained(grad);
-    return weight_decay != 0 ? ops.add_scaled(g.get(), param, weight_decay) : std::move(g);
+  // The gradient as PyTorch's optimizers use it: plus weight_decay * param
+  // (L2 decay) when weight_decay is not 0.
+  Tensor gradient(double weight_decay) const {
+    return weight_decay != 0 ? ops.add_scaled(grad, param, weight_decay) : retained(grad);
   }
 
   TensorOps ops;
@@ -73,6 +85,14 @@ struct Update {
   Attrs hyper;
   int64_t step;
 };
+
+// One fused update of `params` (all of one group, with `n_state` state tensors each).
+template <class Optimizer>
+void fused_update(kiln_runtime* rt, std::span<const FusedParameter> params, size_t n_state, const Attrs& hyper) {
+  const size_t lists = Optimizer::state_lists(hyper);
+  require_state(n_state, lists);
+  run_fused(rt, Optimizer::kOp, params, lists, [&](int64_t step) { return Optimizer::op_attrs(hyper, step); });
+}
 
 // The type of `Optimizer` as registered in the runtime `rt`: init_state is
 // given no runtime, and makes the state tensors in this one (an optimizer
@@ -91,7 +111,27 @@ kiln_optimizer_type optimizer_type(kiln_runtime* rt) {
       Optimizer::init_state(StateInit(init, param, static_cast<kiln_runtime*>(user)), Attrs(hyper, n_hyper));
     });
   };
-  t.update = [](void*, const kiln_optimizer_update* call) { return guarded([&] { Optimizer::update(Update(call)); }); };
+  if constexpr (requires { Optimizer::kOp; }) {
+    t.update = [](void*, const kiln_optimizer_update* call) {
+      return guarded([&] {
+        const FusedParameter p{call->param, call->grad, call->state, call->step};
+        fused_update<Optimizer>(call->runtime, {&p, 1}, call->n_state, Attrs(call->hyper, call->n_hyper));
+      });
+    };
+    t.update_group = [](void*, const kiln_optimizer_group_update* call) {
+      return guarded([&] {
+        std::vector<FusedParameter> params;
+        params.reserve(call->n_params);
+        for (size_t i = 0; i < call->n_params; ++i)
+          params.push_back({call->params[i], call->grads[i], call->states[i], call->steps[i]});
+        fused_update<Optimizer>(call->runtime, params, call->n_state, Attrs(call->hyper, call->n_hyper));
+      });
+    };
+  } else {
+    t.update = [](void*, const kiln_optimizer_update* call) {
+      return guarded([&] { Optimizer::update(Update(call)); });
+    };
+  }
   t.check_hyper = [](void*, const kiln_attr* hyper, size_t n_hyper) {
     return guarded([&] { Optimizer::check(Attrs(hyper, n_hyper)); });
   };

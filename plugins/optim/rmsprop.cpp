@@ -35,7 +35,7 @@ struct RmsProp {
   static void update(const Update& u) {
     const TensorOps& ops = u.ops;
     const double lr = u.hyper.number("lr"), alpha = u.hyper.number("alpha"), momentum = u.hyper.number("momentum");
-    const Tensor g = u.gradient(u.hyper.number("weight_decay"), false);
+    const Tensor g = u.gradient(u.hyper.number("weight_decay"));
 
     kiln_tensor* square_avg = u.state_at(0);
     const Tensor g2 = ops.mul(g.get(), g.get());

@@ -1,5 +1,5 @@
 // SGD with momentum, dampening, Nesterov momentum and L2 weight decay, as
-// torch.optim.SGD computes it.
+// torch.optim.SGD computes it, through the runtime's fused "sgd_update".
 #include "optimizers.hpp"
 
 namespace kiln_optim {
@@ -28,21 +28,17 @@ struct Sgd {
   // may be set later, and state is only made before the first update.
   static void init_state(const StateInit& init, const Attrs&) { init.add_like_param("momentum_buffer", 0.0); }
 
-  static void update(const Update& u) {
-    const double lr = u.hyper.number("lr"), momentum = u.hyper.number("momentum");
-    Tensor d = u.gradient(u.hyper.number("weight_decay"), u.hyper.flag("maximize"));
-    if (momentum != 0) {
-      kiln_tensor* buf = u.state_at(0);
-      // The buffer starts as the first gradient (PyTorch: "buf is None").
-      if (u.step == 1) {
-        u.ops.assign(buf, d.get());
-      } else {
-        const Tensor decayed = u.ops.scale(buf, momentum);
-        u.ops.assign(buf, u.ops.add_scaled(decayed.get(), d.get(), 1 - u.hyper.number("dampening")).get());
-      }
-      d = u.hyper.flag("nesterov") ? u.ops.add_scaled(d.get(), buf, momentum) : retained(buf);
-    }
-    u.ops.assign(u.param, u.ops.add_scaled(u.param, d.get(), -lr).get());
+  static constexpr const char* kOp = "sgd_update";
+  static size_t state_lists(const Attrs& h) { return h.number("momentum") != 0 ? 1 : 0; }
+  // The buffer starts as the first gradient (PyTorch: "buf is None").
+  static std::vector<kiln_attr> op_attrs(const Attrs& h, int64_t step) {
+    return {kiln_attr_float("lr", h.number("lr")),
+            kiln_attr_float("momentum", h.number("momentum")),
+            kiln_attr_float("dampening", h.number("dampening")),
+            kiln_attr_bool("nesterov", h.flag("nesterov")),
+            kiln_attr_float("weight_decay", h.number("weight_decay")),
+            kiln_attr_bool("maximize", h.flag("maximize")),
+            kiln_attr_bool("first_step", step == 1)};
   }
 };
 

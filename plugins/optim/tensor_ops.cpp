@@ -1,7 +1,5 @@
 #include "tensor_ops.hpp"
 
-#include <vector>
-
 namespace kiln_optim {
 
 Tensor TensorOps::call(const char* op, std::initializer_list<kiln_tensor*> inputs, const kiln_attr* attrs,
@@ -20,26 +18,9 @@ Tensor TensorOps::with_value(const char* op, kiln_tensor* a, double value) const
 
 Tensor TensorOps::sqrt(kiln_tensor* a) const { return call("sqrt", {a}, nullptr, 0); }
 
-Tensor TensorOps::neg(kiln_tensor* a) const { return call("neg", {a}, nullptr, 0); }
-
 Tensor TensorOps::add_scaled(kiln_tensor* a, kiln_tensor* b, double s) const {
   const Tensor scaled = scale(b, s);
   return add(a, scaled.get());
-}
-
-Tensor TensorOps::maximum(kiln_tensor* a, kiln_tensor* b) const {
-  // Stacks a and b along a new leading axis and takes the max over it: the
-  // runtime has a max reduction but no element-wise maximum.
-  kiln_tensor_desc desc;
-  check(host().tensor_describe(a, &desc));
-  std::vector<int64_t> stacked_shape{1};
-  stacked_shape.insert(stacked_shape.end(), desc.dims, desc.dims + desc.rank);
-  const kiln_attr shape = kiln_attr_ints("shape", stacked_shape.data(), stacked_shape.size());
-  const Tensor a1 = call("reshape", {a}, &shape, 1), b1 = call("reshape", {b}, &shape, 1);
-  const Tensor both = call("concat", {a1.get(), b1.get()}, nullptr, 0);
-  const int64_t axis = 0;
-  const kiln_attr dims = kiln_attr_ints("dims", &axis, 1);
-  return call("max", {both.get()}, &dims, 1);
 }
 
 Tensor TensorOps::full_like(kiln_tensor* like, double value) const {

@@ -20,11 +20,8 @@ class TensorOps {
   Tensor scale(kiln_tensor* a, double s) const { return with_value("mul_scalar", a, s); }
   Tensor shift(kiln_tensor* a, double s) const { return with_value("add_scalar", a, s); }
   Tensor sqrt(kiln_tensor* a) const;
-  Tensor neg(kiln_tensor* a) const;
   // a + b * s: PyTorch's a.add(b, alpha=s).
   Tensor add_scaled(kiln_tensor* a, kiln_tensor* b, double s) const;
-  // The larger of a and b, element by element.
-  Tensor maximum(kiln_tensor* a, kiln_tensor* b) const;
   // A tensor shaped, typed and placed like `like`, filled with `value`.
   Tensor full_like(kiln_tensor* like, double value) const;
   // Writes `src` into `dst` in place.

@@ -305,6 +305,9 @@ typedef struct kiln_optimizer_update {
   int64_t step; /* this parameter's update count, 1 for the first */
 } kiln_optimizer_update;
 
+/* Several parameters' update (see update_group below). */
+typedef struct kiln_optimizer_group_update kiln_optimizer_group_update;
+
 typedef struct kiln_optimizer_type {
   size_t size; /* sizeof(kiln_optimizer_type) */
   const char* name; /* "AdamW" */
@@ -323,7 +326,33 @@ typedef struct kiln_optimizer_type {
    * value that makes no sense (a negative "lr") fails there, naming the
    * entry, instead of at the first step. */
   kiln_status (*check_hyper)(void* user, const kiln_attr* hyper, size_t n_hyper);
+  /* Optional (may be NULL), newer than the members above: updates several
+   * parameters of one group in one call (a fused multi-tensor kernel). When
+   * set, each optimizer step calls it once per group with the group's
+   * parameters that have a gradient, their state made first; otherwise
+   * `update` runs once per parameter. Both must compute the same values.
+   * The host reads this member only when `size` covers it, so a plugin
+   * built against a header without it keeps working. */
+  kiln_status (*update_group)(void* user, const kiln_optimizer_group_update* call);
 } kiln_optimizer_type;
+
+/* The parameters of one group, for update_group: entry i of `params`,
+ * `grads`, `states` and `steps` belongs to one parameter. `states[i]` holds
+ * parameter i's state tensors in the order init_state added them; every
+ * parameter of the call has at least n_state of them. `hyper` is the
+ * group's. Steps advance (all of them) only when the call succeeds. */
+struct kiln_optimizer_group_update {
+  size_t size;
+  kiln_runtime* runtime;
+  size_t n_params;
+  kiln_tensor* const* params;
+  kiln_tensor* const* grads;
+  kiln_tensor* const* const* states;
+  size_t n_state;
+  const kiln_attr* hyper;
+  size_t n_hyper;
+  const int64_t* steps; /* each parameter's update count, 1 for its first */
+};
 
 typedef struct kiln_lr_schedule_type {
   size_t size; /* sizeof(kiln_lr_schedule_type) */

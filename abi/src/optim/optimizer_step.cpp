@@ -1,8 +1,11 @@
 // The optimizer step: each parameter with a gradient gets its state made on
 // first use (the type's init_state, through host::optimizer_add_state) and
-// is then updated by the type's update callback, with recording off.
+// is then updated, with recording off: group by group through the type's
+// update_group when it has one, else parameter by parameter.
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "guard.hpp"
 #include "handles.hpp"
@@ -52,15 +55,20 @@ ParameterState make_parameter_state(const kiln_optimizer& opt, const OptimizedPa
 
 namespace {
 
-// One update of parameter `index`, which has the gradient `grad`. The
-// parameter's step count only advances when the update succeeds.
+// Makes parameter `index`'s state before its first update.
+void ensure_state(kiln_optimizer& opt, size_t index) {
+  kiln::abi::OptimizedParameter& p = opt.params[index];
+  if (p.has_state) return;
+  p.state = kiln::abi::make_parameter_state(opt, p);
+  p.has_state = true;
+  kiln::abi::rebuild_state_listing(opt);
+}
+
+// One update of parameter `index`, which has the gradient `grad`, through
+// the type's per-parameter update. The step count only advances when the
+// update succeeds.
 void update_parameter(kiln_optimizer& opt, size_t index, kiln::Tensor grad) {
   kiln::abi::OptimizedParameter& p = opt.params[index];
-  if (!p.has_state) {
-    p.state = kiln::abi::make_parameter_state(opt, p);
-    p.has_state = true;
-    kiln::abi::rebuild_state_listing(opt);
-  }
   kiln::abi::OwnedTensors grad_handle;
   grad_handle.adopt(kiln::abi::new_handle(opt.runtime, std::move(grad)));
   const kiln::abi::Config& hyper = opt.groups[p.group];
@@ -73,6 +81,42 @@ void update_parameter(kiln_optimizer& opt, size_t index, kiln::Tensor grad) {
   ++p.steps;
 }
 
+// One update of the parameters `members` of group `group` (grads[i] is
+// parameter i's gradient) in one update_group call. Their step counts
+// advance together, only when the call succeeds.
+void update_group(kiln_optimizer& opt, size_t group, const std::vector<size_t>& members,
+                  std::vector<kiln::Tensor>& grads) {
+  kiln::abi::OwnedTensors grad_handles;
+  std::vector<kiln_tensor*> params;
+  std::vector<kiln_tensor* const*> states;
+  std::vector<int64_t> steps;
+  // A state loaded from a checkpoint may hold fewer tensors than the
+  // current hyper-parameters need; the type sees the least any has.
+  size_t n_state = SIZE_MAX;
+  for (size_t i : members) {
+    const kiln::abi::OptimizedParameter& p = opt.params[i];
+    grad_handles.adopt(kiln::abi::new_handle(opt.runtime, std::move(grads[i])));
+    params.push_back(p.handle[0]);
+    states.push_back(p.state.tensors.data());
+    n_state = std::min(n_state, p.state.tensors.size());
+    steps.push_back(p.steps + 1);
+  }
+  const kiln::abi::Config& hyper = opt.groups[group];
+  const kiln_optimizer_group_update call{sizeof(kiln_optimizer_group_update),
+                                         opt.runtime,
+                                         members.size(),
+                                         params.data(),
+                                         grad_handles.data(),
+                                         states.data(),
+                                         n_state,
+                                         hyper.data(),
+                                         hyper.size(),
+                                         steps.data()};
+  const kiln_optimizer_type& t = opt.type->type;
+  kiln::abi::check_plugin_call(t.update_group(t.user, &call), kiln::str_cat(opt.who(), ", group ", group));
+  for (size_t i : members) ++opt.params[i].steps;
+}
+
 }  // namespace
 
 extern "C" {
@@ -81,9 +125,21 @@ kiln_status kiln_optimizer_step(kiln_optimizer* opt) {
   KILN_REQUIRE(opt);
   return guarded(__func__, [&] {
     kiln::NoGradGuard no_grad(opt->runtime->runtime);
+    std::vector<kiln::Tensor> grads(opt->params.size());
+    std::vector<std::vector<size_t>> with_grad(opt->groups.size());
     for (size_t i = 0; i < opt->params.size(); ++i) {
-      kiln::Tensor grad = opt->params[i].handle[0]->tensor.grad();
-      if (grad.defined()) update_parameter(*opt, i, std::move(grad));
+      grads[i] = opt->params[i].handle[0]->tensor.grad();
+      if (grads[i].defined()) with_grad[opt->params[i].group].push_back(i);
+    }
+    const bool grouped = opt->type->type.update_group != nullptr;
+    for (size_t g = 0; g < with_grad.size(); ++g) {
+      if (with_grad[g].empty()) continue;
+      for (size_t i : with_grad[g]) ensure_state(*opt, i);
+      if (grouped) {
+        update_group(*opt, g, with_grad[g], grads);
+      } else {
+        for (size_t i : with_grad[g]) update_parameter(*opt, i, std::move(grads[i]));
+      }
     }
     ++opt->steps;
   });

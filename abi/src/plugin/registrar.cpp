@@ -4,6 +4,8 @@
 #include "plugin/registrar.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 
 #include "guard.hpp"
 #include "kiln/error.hpp"
@@ -84,6 +86,14 @@ struct TypeInfo<kiln_strategy_type> {
   static Staged<kiln_strategy_type>& staged(kiln_registrar& r) { return r.strategies; }
 };
 
+// The smallest struct a plugin may hand over: the size of the type as first
+// published. Members added later at the end are left null for a plugin
+// built before them.
+template <class Type>
+constexpr size_t kOldestTypeSize = sizeof(Type);
+template <>
+constexpr size_t kOldestTypeSize<kiln_optimizer_type> = offsetof(kiln_optimizer_type, update_group);
+
 // Throws unless `name` is free in the runtime and not yet used by this plugin.
 void claim_name(kiln_registrar& r, kiln_registration_kind kind, const std::string& name) {
   const char* noun = kind_name(kind);
@@ -99,8 +109,8 @@ void stage(kiln_registrar& r, const Type* type) {
   using Info = TypeInfo<Type>;
   const char* noun = kind_name(Info::kind);
   KILN_CHECK(type, Status::invalid_argument, "the ", noun, " type is NULL");
-  KILN_CHECK(type->size >= sizeof(Type), Status::invalid_argument, "a ", noun, " type is ", type->size,
-             " bytes, at least ", sizeof(Type), " expected (set size to sizeof)");
+  KILN_CHECK(type->size >= kOldestTypeSize<Type>, Status::invalid_argument, "a ", noun, " type is ", type->size,
+             " bytes, at least ", kOldestTypeSize<Type>, " expected (set size to sizeof)");
   KILN_CHECK(type->name && *type->name, Status::invalid_argument, "a ", noun, " type has no name");
   const char* missing = Info::missing(*type);
   KILN_CHECK(!missing, Status::invalid_argument, noun, " '", type->name, "' has no ", missing, " function");
@@ -111,7 +121,8 @@ void stage(kiln_registrar& r, const Type* type) {
   entry->schema = ConfigSchema(type->*Info::specs, type->*Info::n_specs, str_cat(noun, " '", entry->name, "'"));
   entry->plugin_name = r.plugin_name;
   entry->plugin = r.plugin;
-  entry->type = *type;
+  entry->type = Type{};
+  std::memcpy(&entry->type, type, std::min(type->size, sizeof(Type)));
   entry->type.size = sizeof(Type);
   entry->type.name = entry->name.c_str();
   entry->type.*Info::specs = entry->schema.specs();

@@ -59,6 +59,14 @@ Device call_device(const OpDef& op, std::span<const Tensor> inputs, const Attrs&
   return d;
 }
 
+// Writing into a tensor the tape may still read would corrupt its gradient.
+void check_in_place(const OpDef& op, std::span<const Tensor> inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    KILN_CHECK(!inputs[i].defined() || !inputs[i].requires_grad(), Status::invalid_state, "op '", op.name,
+               "' writes into its inputs in place, and input ", i,
+               " requires grad while gradients are recorded; call it with recording off (no_grad)");
+}
+
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta& meta = t.impl()->autograd;
   if (meta.grad_fn) return {meta.grad_fn, meta.output_nr};
@@ -106,6 +114,7 @@ std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> input
              op.attrs.size(), " attribute values, got ", attrs.size());
   const Device device = call_device(op, inputs, attrs);
   check_device(device);
+  if (op.writes_inputs && grad_enabled(id_)) check_in_place(op, inputs);
 
   std::vector<Tensor> outputs;
   std::vector<TensorMeta> metas;

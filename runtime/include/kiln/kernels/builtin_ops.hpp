@@ -12,6 +12,7 @@ void register_elementwise_ops(OpRegistry& r);  // arithmetic, activations, where
 void register_reduction_ops(OpRegistry& r);    // sum, mean, max, var, softmax, losses, indexing
 void register_nn_ops(OpRegistry& r);           // matmul, linear, conv, pooling, normalisation
 void register_device_ops(OpRegistry& r);       // copies between devices
+void register_optim_ops(OpRegistry& r);        // fused optimizer updates (sgd_update, adam_update)
 
 inline void register_builtin_ops(OpRegistry& r) {
   register_core_ops(r);
@@ -20,6 +21,7 @@ inline void register_builtin_ops(OpRegistry& r) {
   register_reduction_ops(r);
   register_nn_ops(r);
   register_device_ops(r);
+  register_optim_ops(r);
 }
 
 }  // namespace kiln

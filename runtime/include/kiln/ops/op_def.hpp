@@ -13,6 +13,11 @@
 //   (zeros are filled in for outputs that received no gradient).
 // - The kernel is chosen by the device of the inputs and the dtype of input
 //   `dtype_input` (or of output 0 for ops without inputs, or with -1).
+// - An op that sets writes_inputs updates its inputs in place (optimizer
+//   steps) and may have no outputs. It has no backward, takes its inputs as
+//   given (accepts_strided, refusing strided ones in its infer function: a
+//   dense copy would lose the writes), and the dispatcher refuses it while
+//   gradients are recorded for an input that requires grad.
 #pragma once
 
 #include <array>
@@ -91,6 +96,7 @@ struct OpDef {
   ViewFn view = nullptr;
   BackwardFn backward = nullptr;  // null: outputs carry no gradient
   bool accepts_strided = false;
+  bool writes_inputs = false;
   int dtype_input = 0;
   // Saving a tensor for backward keeps its memory alive until backward; ops
   // whose backward does not read an input or output say so here.
