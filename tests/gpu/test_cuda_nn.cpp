@@ -5,6 +5,10 @@
 // indices out of range. Skipped with the reason without a GPU.
 #include <catch2/catch.hpp>
 
+#ifdef KILN_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include "device_test_support.hpp"
 #include "gpu_reference.hpp"
 #include "support/gradcheck.hpp"
@@ -161,6 +165,32 @@ TEST_CASE("embedding and gather on cuda:0 reject an index out of range like the 
         {"op 'gather_backward'", "index " + index + " is out of range for the gathered dimension of size 4"});
   }
 }
+
+#ifdef KILN_WITH_CUDA
+// The check reads its result back on the indices' device, not the current one.
+TEST_CASE("an index out of range on cuda:1 is found while cuda:0 is current", "[gpu][nn][index][multi_gpu]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  if (rt.devices().cuda_device_count < 2) {
+    WARN("skipped: needs two GPUs, found " << rt.devices().cuda_device_count);
+    return;
+  }
+  // Rows enough that the embedding kernel is still running when the check
+  // is read back; the one bad index is the last.
+  const int64_t n = int64_t(1) << 24;
+  Tensor host_indices = rt.full({n}, 1.0, DType::i64);
+  host_indices.data<int64_t>()[n - 1] = 9;
+  const Device second = Device::cuda(1);
+  const Tensor indices = to_device(rt, host_indices, second);
+  const Tensor weight = to_device(rt, random_tensor(rt, {5, 16}, DType::f32), second);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  require_error([&] { rt.call("embedding", {indices, weight}); }, Status::invalid_argument,
+                {"op 'embedding'", "index 9 is out of range for a weight table of size 5"});
+  int current = -1;
+  REQUIRE(cudaGetDevice(&current) == cudaSuccess);
+  CHECK(current == 0);
+}
+#endif
 
 TEST_CASE("gather on cuda:0 matches the CPU along every dim", "[gpu][nn][index]") {
   Runtime rt;

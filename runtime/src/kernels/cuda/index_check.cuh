@@ -11,6 +11,7 @@
 #include "kiln/runtime.hpp"
 #include "stream.hpp"
 #include "../../memory/cuda/cuda_error.hpp"
+#include "../../memory/cuda/device_guard.hpp"
 
 namespace kiln::cuda {
 
@@ -47,6 +48,9 @@ class IndexCheck {
   template <class I>
   int64_t read(const I* device_value) const {
     const int device = indices_.device().index;
+    // Stream 0 is the current device's: on another device the copy and the
+    // wait would not be ordered after the kernels that filled the slot.
+    CudaDeviceGuard guard(device);
     I value{};
     KILN_CUDA_CHECK(cudaMemcpyAsync(&value, device_value, sizeof value, cudaMemcpyDeviceToHost, compute_stream(device)),
                     "reading an index back from ", to_string(indices_.device()));
