@@ -9,12 +9,19 @@
  *   out = (a v, heads merged) Wo^T + bo
  *
  * With causal, position t attends to positions s <= t only (the mask is
- * -inf above the diagonal). The projections are Linear children q_proj,
- * k_proj, v_proj and out_proj, initialised as in PyTorch: the q/k/v
- * weights xavier_uniform, out_proj.weight Linear's default, biases zero. */
+ * -inf above the diagonal).
+ *
+ * The parameters are torch.nn.MultiheadAttention's, under its names, so its
+ * state_dict loads as it is: in_proj_weight [3E, E] (Wq, Wk, Wv stacked by
+ * rows), in_proj_bias [3E] (absent with bias = false), and the Linear child
+ * out_proj (out_proj.weight, out_proj.bias). Initialised as in PyTorch:
+ * in_proj_weight xavier_uniform over the whole [3E, E] (bound
+ * sqrt(6 / 4E)), out_proj.weight Linear's default, biases zero.
+ * Self-attention projects x once through the whole in_proj_weight and splits
+ * the result into q, k, v; cross-attention splits the weight and bias into
+ * their three row blocks and projects each input by its own. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "config.h"
 #include "dropout.h"
@@ -22,6 +29,7 @@
 #include "layers.h"
 #include "attention.h"
 #include "child.h"
+#include "init.h"
 
 enum { EMBED_DIM, NUM_HEADS, BIAS, CAUSAL, DROPOUT, N_CONFIG };
 
@@ -33,9 +41,21 @@ static const kiln_attr_spec config[N_CONFIG] = {
     [DROPOUT] = {{"dropout", KILN_ATTR_FLOAT, {.f = 0.0}}, 0, "dropout on the attention weights in train mode"},
 };
 
-enum { OP_RESHAPE, OP_PERMUTE, OP_TRANSPOSE, OP_MATMUL, OP_MUL_SCALAR, OP_ADD, OP_SOFTMAX, OP_DROPOUT, N_OPS };
-static const char* const op_names[N_OPS] = {"reshape", "permute", "transpose", "matmul",
-                                            "mul_scalar", "add", "softmax", "dropout"};
+enum {
+  OP_LINEAR,
+  OP_SPLIT,
+  OP_RESHAPE,
+  OP_PERMUTE,
+  OP_TRANSPOSE,
+  OP_MATMUL,
+  OP_MUL_SCALAR,
+  OP_ADD,
+  OP_SOFTMAX,
+  OP_DROPOUT,
+  N_OPS
+};
+static const char* const op_names[N_OPS] = {"linear",     "split", "reshape", "permute", "transpose", "matmul",
+                                            "mul_scalar", "add",   "softmax", "dropout"};
 
 /* The causal mask [L, S] of the last call, in its dtype and on its device. */
 typedef struct causal_mask {
@@ -51,15 +71,16 @@ typedef struct attention_state {
   int causal;
   double dropout;
   const kiln_op* ops[N_OPS];
-  kiln_module *q_proj, *k_proj, *v_proj, *out_proj; /* Linear children */
+  kiln_tensor* in_proj_weight; /* [3E, E] */
+  kiln_tensor* in_proj_bias;   /* [3E], NULL without bias */
+  kiln_module* out_proj;       /* Linear child */
   causal_mask mask;
 } attention_state;
 
 static void attention_destroy(void* state) {
   attention_state* s = state;
-  kl_host.module_release(s->q_proj);
-  kl_host.module_release(s->k_proj);
-  kl_host.module_release(s->v_proj);
+  kl_host.tensor_release(s->in_proj_weight);
+  kl_host.tensor_release(s->in_proj_bias);
   kl_host.module_release(s->out_proj);
   kl_host.tensor_release(s->mask.tensor);
   free(s);
@@ -74,21 +95,22 @@ kiln_status kl_check_attention_config(const char* layer, const kiln_attr* embed_
   return kl_check_divisible(layer, embed_dim, num_heads);
 }
 
-/* q_proj, k_proj, v_proj: Linear(E, E) with xavier_uniform weights;
- * out_proj: Linear's default weight; all biases zero. */
+/* In PyTorch's order: in_proj_weight [3E, E] xavier_uniform (its fans are
+ * those of the whole stacked matrix, E in and 3E out), in_proj_bias [3E]
+ * zero, then out_proj: Linear(E, E) with its default weight and a zero
+ * bias. */
 static kiln_status add_projections(attention_state* s, kiln_layer_init* init, int64_t e, int bias) {
-  kiln_attr in_proj[5], out_proj[4];
+  const int64_t in_shape[2] = {3 * e, e};
+  kiln_attr out_proj[4];
   kiln_status st;
-  in_proj[0] = kiln_attr_int("in_features", e);
-  in_proj[1] = kiln_attr_int("out_features", e);
-  in_proj[2] = kiln_attr_bool("bias", bias);
-  in_proj[3] = kiln_attr_string("bias_init", "zeros");
-  in_proj[4] = kiln_attr_string("init", "xavier_uniform");
-  memcpy(out_proj, in_proj, sizeof out_proj);
-  if ((st = kl_add_child(init, "q_proj", "Linear", in_proj, 5, &s->q_proj)) != KILN_OK) return st;
-  if ((st = kl_add_child(init, "k_proj", "Linear", in_proj, 5, &s->k_proj)) != KILN_OK) return st;
-  if ((st = kl_add_child(init, "v_proj", "Linear", in_proj, 5, &s->v_proj)) != KILN_OK) return st;
-  return kl_add_child(init, "out_proj", "Linear", out_proj, 4, &s->out_proj);
+  out_proj[0] = kiln_attr_int("in_features", e);
+  out_proj[1] = kiln_attr_int("out_features", e);
+  out_proj[2] = kiln_attr_bool("bias", bias);
+  out_proj[3] = kiln_attr_string("bias_init", "zeros");
+  st = kl_add_parameter(init, "in_proj_weight", KL_INIT_XAVIER_UNIFORM, in_shape, 2, e, 3 * e, &s->in_proj_weight);
+  if (st == KILN_OK && bias)
+    st = kl_add_parameter(init, "in_proj_bias", KL_INIT_ZEROS, &in_shape[0], 1, e, 3 * e, &s->in_proj_bias);
+  return st != KILN_OK ? st : kl_add_child(init, "out_proj", "Linear", out_proj, 4, &s->out_proj);
 }
 
 static kiln_status attention_create(void* user, kiln_layer_init* init, const kiln_attr* cfg, size_t n_config,
@@ -214,6 +236,51 @@ static kiln_status causal_mask_for(attention_state* s, kiln_runtime* rt, kiln_te
   return KILN_OK;
 }
 
+/* `t` cut into three equal parts along `dim` (E each): q, k, v. */
+static kiln_status split_qkv(kl_scratch* sc, const attention_state* s, kiln_tensor* t, int64_t dim,
+                             kiln_tensor* parts[3]) {
+  const int64_t sizes[3] = {s->embed_dim, s->embed_dim, s->embed_dim};
+  kiln_attr attrs[2];
+  attrs[0] = kiln_attr_int("dim", dim);
+  attrs[1] = kiln_attr_ints("sizes", sizes, 3);
+  return kl_call_n(sc, s->ops[OP_SPLIT], &t, 1, attrs, 2, parts, 3);
+}
+
+/* x w^T + b (b may be NULL). */
+static kiln_status project(kl_scratch* sc, const attention_state* s, kiln_tensor* x, kiln_tensor* w, kiln_tensor* b,
+                           kiln_tensor** out) {
+  kiln_tensor* inputs[3];
+  inputs[0] = x;
+  inputs[1] = w;
+  inputs[2] = b;
+  return kl_call(sc, s->ops[OP_LINEAR], inputs, 3, NULL, 0, out);
+}
+
+/* One product with the whole in_proj_weight, [N, L, 3E], split into q, k, v. */
+static kiln_status project_self(kl_scratch* sc, const attention_state* s, kiln_tensor* x, kiln_tensor** q,
+                                kiln_tensor** k, kiln_tensor** v) {
+  kiln_tensor *qkv = NULL, *parts[3] = {NULL, NULL, NULL};
+  kiln_status st = project(sc, s, x, s->in_proj_weight, s->in_proj_bias, &qkv);
+  if (st == KILN_OK) st = split_qkv(sc, s, qkv, -1, parts);
+  *q = parts[0];
+  *k = parts[1];
+  *v = parts[2];
+  return st;
+}
+
+/* Each of query, key, value through its row block of in_proj_weight and
+ * in_proj_bias; split passes the gradients back into the whole tensors. */
+static kiln_status project_cross(kl_scratch* sc, const attention_state* s, kiln_tensor* const* qkv, kiln_tensor** q,
+                                 kiln_tensor** k, kiln_tensor** v) {
+  kiln_tensor *w[3] = {NULL, NULL, NULL}, *b[3] = {NULL, NULL, NULL};
+  kiln_status st = split_qkv(sc, s, s->in_proj_weight, 0, w);
+  if (st == KILN_OK && s->in_proj_bias) st = split_qkv(sc, s, s->in_proj_bias, 0, b);
+  if (st == KILN_OK) st = project(sc, s, qkv[0], w[0], b[0], q);
+  if (st == KILN_OK) st = project(sc, s, qkv[1], w[1], b[1], k);
+  if (st == KILN_OK) st = project(sc, s, qkv[2], w[2], b[2], v);
+  return st;
+}
+
 static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
   attention_state* s = state;
   kiln_tensor* const* qkv = call->inputs;
@@ -236,9 +303,7 @@ static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
     goto done;
   }
   KL_TRY(check_inputs(s, qkv, &n, &l, &len_s));
-  KL_TRY(kl_forward_child(&sc, s->q_proj, qkv[0], &q));
-  KL_TRY(kl_forward_child(&sc, s->k_proj, qkv[1], &k));
-  KL_TRY(kl_forward_child(&sc, s->v_proj, qkv[2], &v));
+  KL_TRY(call->n_inputs == 1 ? project_self(&sc, s, qkv[0], &q, &k, &v) : project_cross(&sc, s, qkv, &q, &k, &v));
   /* Scaling q (N L E values) is cheaper than scaling the scores (N H L S). */
   attr = kiln_attr_float("value", 1.0 / sqrt((double)s->head_dim));
   KL_TRY(kl_call(&sc, s->ops[OP_MUL_SCALAR], &q, 1, &attr, 1, &q));

@@ -1,13 +1,17 @@
 /* TransformerBlock(embed_dim, num_heads, mlp_ratio = 4, dropout = 0,
  * causal = false): a pre-norm transformer encoder block on [N, L, E],
  *
- *   x = x + dropout(attn(ln1(x)))
- *   x = x + dropout(fc2(gelu(fc1(ln2(x)))))
+ *   x = x + dropout(self_attn(norm1(x)))
+ *   x = x + dropout(linear2(gelu(linear1(norm2(x)))))
  *
- * made of child layers (ln1, attn, ln2: LayerNorm and MultiHeadAttention;
- * fc1 [E -> mlp_ratio E] and fc2: Linear), so its parameters are named
- * "attn.q_proj.weight", "fc1.bias", ... The attention weights get the same
- * dropout as the residual branches. */
+ * made of child layers (norm1, self_attn, norm2: LayerNorm and
+ * MultiHeadAttention; linear1 [E -> mlp_ratio E] and linear2: Linear) named
+ * as in torch.nn.TransformerEncoderLayer, so its parameters are PyTorch's
+ * ("self_attn.in_proj_weight", "linear1.bias", ...) and the state_dict of
+ * TransformerEncoderLayer(E, H, dim_feedforward = mlp_ratio E,
+ * activation = "gelu", batch_first = True, norm_first = True) loads as it
+ * is. The attention weights get the same dropout as the residual branches
+ * (PyTorch also drops out the MLP's hidden activations). */
 #include <stdlib.h>
 
 #include "attention.h"
@@ -29,40 +33,40 @@ static const kiln_attr_spec config[N_CONFIG] = {
 };
 
 typedef struct transformer_state {
-  kiln_module *ln1, *attn, *ln2, *fc1, *fc2;
+  kiln_module *norm1, *self_attn, *norm2, *linear1, *linear2;
   const kiln_op *gelu, *add, *dropout;
   double dropout_p;
 } transformer_state;
 
 static void transformer_destroy(void* state) {
   transformer_state* s = state;
-  kl_host.module_release(s->ln1);
-  kl_host.module_release(s->attn);
-  kl_host.module_release(s->ln2);
-  kl_host.module_release(s->fc1);
-  kl_host.module_release(s->fc2);
+  kl_host.module_release(s->norm1);
+  kl_host.module_release(s->self_attn);
+  kl_host.module_release(s->norm2);
+  kl_host.module_release(s->linear1);
+  kl_host.module_release(s->linear2);
   free(s);
 }
 
 static kiln_status create_children(transformer_state* s, kiln_layer_init* init, const kiln_attr* cfg,
                                    int64_t hidden) {
   const int64_t e = cfg[EMBED_DIM].value.i;
-  kiln_attr norm[1], attn[4], fc1[2], fc2[2];
+  kiln_attr norm[1], attn[4], linear1[2], linear2[2];
   kiln_status st;
   norm[0] = kiln_attr_ints("normalized_shape", &e, 1);
   attn[0] = kiln_attr_int("embed_dim", e);
   attn[1] = kiln_attr_int("num_heads", cfg[NUM_HEADS].value.i);
   attn[2] = kiln_attr_bool("causal", cfg[CAUSAL].value.b);
   attn[3] = kiln_attr_float("dropout", cfg[DROPOUT].value.f);
-  fc1[0] = kiln_attr_int("in_features", e);
-  fc1[1] = kiln_attr_int("out_features", hidden);
-  fc2[0] = kiln_attr_int("in_features", hidden);
-  fc2[1] = kiln_attr_int("out_features", e);
-  if ((st = kl_add_child(init, "ln1", "LayerNorm", norm, 1, &s->ln1)) != KILN_OK) return st;
-  if ((st = kl_add_child(init, "attn", "MultiHeadAttention", attn, 4, &s->attn)) != KILN_OK) return st;
-  if ((st = kl_add_child(init, "ln2", "LayerNorm", norm, 1, &s->ln2)) != KILN_OK) return st;
-  if ((st = kl_add_child(init, "fc1", "Linear", fc1, 2, &s->fc1)) != KILN_OK) return st;
-  return kl_add_child(init, "fc2", "Linear", fc2, 2, &s->fc2);
+  linear1[0] = kiln_attr_int("in_features", e);
+  linear1[1] = kiln_attr_int("out_features", hidden);
+  linear2[0] = kiln_attr_int("in_features", hidden);
+  linear2[1] = kiln_attr_int("out_features", e);
+  if ((st = kl_add_child(init, "norm1", "LayerNorm", norm, 1, &s->norm1)) != KILN_OK) return st;
+  if ((st = kl_add_child(init, "self_attn", "MultiHeadAttention", attn, 4, &s->self_attn)) != KILN_OK) return st;
+  if ((st = kl_add_child(init, "norm2", "LayerNorm", norm, 1, &s->norm2)) != KILN_OK) return st;
+  if ((st = kl_add_child(init, "linear1", "Linear", linear1, 2, &s->linear1)) != KILN_OK) return st;
+  return kl_add_child(init, "linear2", "Linear", linear2, 2, &s->linear2);
 }
 
 static kiln_status transformer_create(void* user, kiln_layer_init* init, const kiln_attr* cfg, size_t n_config,
@@ -112,13 +116,13 @@ static kiln_status transformer_forward(void* state, const kiln_layer_call* call)
   kiln_status st;
   kl_scratch_init(&sc, call->runtime);
   KL_TRY(kl_expect_inputs("TransformerBlock", call, 1));
-  KL_TRY(kl_forward_child(&sc, s->ln1, call->inputs[0], &h));
-  KL_TRY(kl_forward_child(&sc, s->attn, h, &h));
+  KL_TRY(kl_forward_child(&sc, s->norm1, call->inputs[0], &h));
+  KL_TRY(kl_forward_child(&sc, s->self_attn, h, &h));
   KL_TRY(residual(&sc, s, call->training, call->inputs[0], h, &x));
-  KL_TRY(kl_forward_child(&sc, s->ln2, x, &h));
-  KL_TRY(kl_forward_child(&sc, s->fc1, h, &h));
+  KL_TRY(kl_forward_child(&sc, s->norm2, x, &h));
+  KL_TRY(kl_forward_child(&sc, s->linear1, h, &h));
   KL_TRY(kl_call(&sc, s->gelu, &h, 1, NULL, 0, &h));
-  KL_TRY(kl_forward_child(&sc, s->fc2, h, &h));
+  KL_TRY(kl_forward_child(&sc, s->linear2, h, &h));
   KL_TRY(residual(&sc, s, call->training, x, h, &y));
 done:
   return kl_scratch_finish(&sc, st, y, &call->outputs[0]);

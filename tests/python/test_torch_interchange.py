@@ -2,7 +2,10 @@
 a PyTorch state_dict saved with safetensors.torch.save_file loads into the
 matching kiln model (kiln_weights_load, strict), and kiln's
 kiln_weights_save file loads into the PyTorch model with
-load_state_dict(strict=True); both then compute the same outputs.
+load_state_dict(strict=True); both then compute the same outputs. Models:
+an MLP, a CNN with batch norm, MultiheadAttention (self- and
+cross-attention, with and without biases) and a pre-norm
+TransformerEncoderLayer.
 
 Needs torch and safetensors (the interpreter is KILN_REFERENCE_PYTHON);
 skipped with the reason when they cannot be imported."""
@@ -62,6 +65,63 @@ def kiln_cnn(rt):
     ]), runtime=rt)
 
 
+EMBED, HEADS = 8, 2
+
+
+class TorchAttention(torch.nn.MultiheadAttention):
+    """Batch-first MultiheadAttention called as kiln's is: (x) for
+    self-attention, (query, key, value) for cross-attention; the output only."""
+
+    def __init__(self, bias):
+        super().__init__(EMBED, HEADS, bias=bias, batch_first=True)
+
+    def forward(self, query, key=None, value=None):
+        if key is None:
+            key = value = query
+        return super().forward(query, key, value, need_weights=False)[0]
+
+
+def kiln_attention(rt, bias):
+    return kiln.layer("MultiHeadAttention", embed_dim=EMBED, num_heads=HEADS, bias=bias, runtime=rt)
+
+
+def torch_encoder_layer():
+    return torch.nn.TransformerEncoderLayer(EMBED, HEADS, dim_feedforward=2 * EMBED, dropout=0.0, activation="gelu",
+                                            batch_first=True, norm_first=True)
+
+
+def kiln_block(rt):
+    return kiln.layer("TransformerBlock", embed_dim=EMBED, num_heads=HEADS, mlp_ratio=2.0, runtime=rt)
+
+
+def arguments(x):
+    """A model's inputs: one array, or a tuple of them."""
+    return x if isinstance(x, tuple) else (x,)
+
+
+def attention_inputs(cross, count=3):
+    """[3, 5, E] arrays for self-attention; (query [3, 5, E], key and value
+    [3, 7, E]) tuples for cross-attention."""
+    queries = batches((3, 5, EMBED), count)
+    if not cross:
+        return queries
+    keys, values = batches((3, 7, EMBED), count, seed=1), batches((3, 7, EMBED), count, seed=2)
+    return list(zip(queries, keys, values))
+
+
+def randomize_torch(model):
+    """Every parameter U(-0.5, 0.5): biases start at zero in attention."""
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.uniform_(-0.5, 0.5)
+
+
+def randomize_kiln(model, seed=3):
+    rng = np.random.default_rng(seed)
+    model.load_state_dict({name: rng.uniform(-0.5, 0.5, size=tensor.numpy().shape).astype(np.float32)
+                           for name, tensor in model.parameters().items()}, strict=False)
+
+
 def batches(shape, count=3, seed=0):
     rng = np.random.default_rng(seed)
     return [rng.normal(size=shape).astype(np.float32) for _ in range(count)]
@@ -81,9 +141,9 @@ class Interchange(unittest.TestCase):
         torch_model.eval()
         kiln_model.eval()
         with torch.no_grad():
-            expected = torch_model(torch.from_numpy(x)).numpy()
+            expected = torch_model(*map(torch.from_numpy, arguments(x))).numpy()
         with kiln.no_grad(self.rt):
-            got = kiln_model(x).numpy()
+            got = kiln_model(*arguments(x)).numpy()
         difference = float(np.abs(expected - got).max())
         print(f"{label}: outputs {got.shape}, max abs difference {difference:.3g}")
         self.assertLessEqual(difference, ATOL)
@@ -105,7 +165,7 @@ class Interchange(unittest.TestCase):
         torch_model.train()
         with torch.no_grad():
             for x in inputs:  # moves any running statistics away from their initial values
-                torch_model(torch.from_numpy(x))
+                torch_model(*map(torch.from_numpy, arguments(x)))
         save_file(torch_model.state_dict(), self.path)
         kiln.load_weights(kiln_model, self.path, strict=True)
         self.assert_same_state(torch_model, kiln_model, label)
@@ -114,7 +174,7 @@ class Interchange(unittest.TestCase):
     def kiln_to_torch(self, kiln_model, torch_model, inputs, label):
         kiln_model.train()
         for x in inputs:
-            kiln_model(x)
+            kiln_model(*arguments(x))
         kiln.save_weights(kiln_model, self.path)
         torch_model.load_state_dict(load_file(self.path), strict=True)
         self.assert_same_state(torch_model, kiln_model, label)
@@ -150,6 +210,34 @@ class Interchange(unittest.TestCase):
                 torch_model(torch.from_numpy(x))
             kiln_model(x)
         self.assert_same_state(torch_model, kiln_model, "cnn trained in both")
+
+    def test_attention_from_pytorch(self):
+        for bias in (True, False):
+            for cross in (False, True):
+                with self.subTest(bias=bias, cross=cross):
+                    torch_model = TorchAttention(bias)
+                    randomize_torch(torch_model)
+                    label = f"attention {'cross' if cross else 'self'} bias={bias} pytorch->kiln"
+                    self.torch_to_kiln(torch_model, kiln_attention(self.rt, bias), attention_inputs(cross), label)
+
+    def test_attention_to_pytorch(self):
+        for bias in (True, False):
+            for cross in (False, True):
+                with self.subTest(bias=bias, cross=cross):
+                    kiln_model = kiln_attention(self.rt, bias)
+                    randomize_kiln(kiln_model)
+                    label = f"attention {'cross' if cross else 'self'} bias={bias} kiln->pytorch"
+                    self.kiln_to_torch(kiln_model, TorchAttention(bias), attention_inputs(cross), label)
+
+    def test_transformer_block_from_pytorch(self):
+        torch_model = torch_encoder_layer()
+        randomize_torch(torch_model)
+        self.torch_to_kiln(torch_model, kiln_block(self.rt), attention_inputs(False), "transformer pytorch->kiln")
+
+    def test_transformer_block_to_pytorch(self):
+        kiln_model = kiln_block(self.rt)
+        randomize_kiln(kiln_model)
+        self.kiln_to_torch(kiln_model, torch_encoder_layer(), attention_inputs(False), "transformer kiln->pytorch")
 
     def test_strict_loading_names_what_does_not_match(self):
         save_file(torch_mlp().state_dict(), self.path)

@@ -424,7 +424,7 @@ KILN_API kiln_status kiln_module_training(const kiln_module* m, int* out);
 KILN_API kiln_status kiln_module_type(const kiln_module* m, const char** out);
 
 /* Parameters and buffers of the module and everything in it, in a fixed
- * order, with dotted names ("0.weight", "block.attn.q.bias"). *name is valid
+ * order, with dotted names ("0.weight", "block.self_attn.in_proj_bias"). *name is valid
  * while `m` lives; *out receives a new reference on the tensor itself (not a
  * copy): writing into it changes the module. */
 KILN_API kiln_status kiln_module_parameter_count(const kiln_module* m, size_t* out);

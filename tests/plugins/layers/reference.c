@@ -58,6 +58,16 @@ void layer_norm_reference(const double* x, int64_t rows, int64_t size, const dou
   }
 }
 
+void attention_reference_in_proj(attention_reference_params* p, int64_t e, const double* in_proj_weight,
+                                 const double* in_proj_bias) {
+  p->wq = in_proj_weight;
+  p->wk = in_proj_weight + e * e;
+  p->wv = in_proj_weight + 2 * e * e;
+  p->bq = in_proj_bias;
+  p->bk = in_proj_bias ? in_proj_bias + e : NULL;
+  p->bv = in_proj_bias ? in_proj_bias + 2 * e : NULL;
+}
+
 void attention_reference(int64_t n, int64_t l, int64_t s, int64_t e, int64_t h, int causal, const double* query,
                          const double* key, const double* value, const attention_reference_params* p, double* out) {
   const int64_t d = e / h;

@@ -32,6 +32,12 @@ typedef struct attention_reference_params {
   const double *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
 } attention_reference_params;
 
+/* Points p's q, k and v weights and biases at the row blocks [0, e),
+ * [e, 2e), [2e, 3e) of in_proj_weight [3e, e] and in_proj_bias [3e] (NULL:
+ * no biases), PyTorch's MultiheadAttention layout. */
+void attention_reference_in_proj(attention_reference_params* p, int64_t e, const double* in_proj_weight,
+                                 const double* in_proj_bias);
+
 /* out [n, l, e] for query [n, l, e], key and value [n, s, e], h heads. */
 void attention_reference(int64_t n, int64_t l, int64_t s, int64_t e, int64_t h, int causal, const double* query,
                          const double* key, const double* value, const attention_reference_params* p, double* out);

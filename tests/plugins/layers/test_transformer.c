@@ -1,6 +1,7 @@
-/* TransformerBlock: its child layers' parameter names and shapes, forward
- * against a reference assembled from the LayerNorm, attention and Linear
- * references, dropout only in train mode, causality, gradients, errors. */
+/* TransformerBlock: its parameter names (PyTorch's TransformerEncoderLayer's)
+ * and shapes, forward against a reference assembled from the LayerNorm,
+ * attention and Linear references, dropout only in train mode, causality,
+ * gradients, errors. */
 #include <math.h>
 
 #include "layer_test.h"
@@ -34,17 +35,24 @@ static void test_parameters(kiln_runtime* rt) {
     const char* name;
     int rank;
     int64_t dims[2];
-  } expected[] = {{"ln1.weight", 1, {E}},        {"ln1.bias", 1, {E}},
-                  {"attn.q_proj.weight", 2, {E, E}}, {"attn.out_proj.bias", 1, {E}},
-                  {"ln2.weight", 1, {E}},        {"fc1.weight", 2, {HIDDEN, E}},
-                  {"fc1.bias", 1, {HIDDEN}},     {"fc2.weight", 2, {E, HIDDEN}},
-                  {"fc2.bias", 1, {E}}};
+  } expected[] = {{"norm1.weight", 1, {E}},
+                  {"norm1.bias", 1, {E}},
+                  {"self_attn.in_proj_weight", 2, {3 * E, E}},
+                  {"self_attn.in_proj_bias", 1, {3 * E}},
+                  {"self_attn.out_proj.weight", 2, {E, E}},
+                  {"self_attn.out_proj.bias", 1, {E}},
+                  {"norm2.weight", 1, {E}},
+                  {"norm2.bias", 1, {E}},
+                  {"linear1.weight", 2, {HIDDEN, E}},
+                  {"linear1.bias", 1, {HIDDEN}},
+                  {"linear2.weight", 2, {E, HIDDEN}},
+                  {"linear2.bias", 1, {E}}};
   kiln_module* m = make_block(rt, 0, 0.0);
   size_t count = 0, i;
   if (!m) return;
-  /* ln1, ln2: 2 each; attn: 8; fc1, fc2: 2 each. */
+  /* torch.nn.TransformerEncoderLayer's names: all 12 parameters. */
   CHECK_OK(kiln_module_parameter_count(m, &count));
-  CHECK(count == 16);
+  CHECK(count == COUNT(expected));
   for (i = 0; i < COUNT(expected); ++i) {
     kiln_tensor* t = kts_parameter(m, expected[i].name);
     CHECK(t && has_shape(t, expected[i].dims, expected[i].rank));
@@ -57,29 +65,37 @@ static double gelu(double x) { return 0.5 * x * (1 + erf(x / sqrt(2.0))); }
 
 /* The block's output for x [N, L, E] from its parameters. */
 static int block_reference(const kiln_module* m, int causal, const double* x, double* out) {
-  static const char* const names[] = {"ln1.weight",          "ln1.bias",           "attn.q_proj.weight",
-                                      "attn.q_proj.bias",    "attn.k_proj.weight", "attn.k_proj.bias",
-                                      "attn.v_proj.weight",  "attn.v_proj.bias",   "attn.out_proj.weight",
-                                      "attn.out_proj.bias",  "ln2.weight",         "ln2.bias",
-                                      "fc1.weight",          "fc1.bias",           "fc2.weight",
-                                      "fc2.bias"};
-  double* p[16];
+  static const char* const names[] = {"norm1.weight",
+                                      "norm1.bias",
+                                      "self_attn.in_proj_weight",
+                                      "self_attn.in_proj_bias",
+                                      "self_attn.out_proj.weight",
+                                      "self_attn.out_proj.bias",
+                                      "norm2.weight",
+                                      "norm2.bias",
+                                      "linear1.weight",
+                                      "linear1.bias",
+                                      "linear2.weight",
+                                      "linear2.bias"};
+  double* p[COUNT(names)];
   double h[N * L * E], a[N * L * E], x1[N * L * E], hidden[N * L * HIDDEN];
   attention_reference_params ap;
   int i, complete = 1;
-  for (i = 0; i < 16; ++i) complete = (p[i] = parameter_values(m, names[i])) != NULL && complete;
+  for (i = 0; i < (int)COUNT(names); ++i) complete = (p[i] = parameter_values(m, names[i])) != NULL && complete;
   if (complete) {
     layer_norm_reference(x, N * L, E, p[0], p[1], 1e-5, h);
-    ap.wq = p[2], ap.bq = p[3], ap.wk = p[4], ap.bk = p[5], ap.wv = p[6], ap.bv = p[7], ap.wo = p[8], ap.bo = p[9];
+    attention_reference_in_proj(&ap, E, p[2], p[3]);
+    ap.wo = p[4];
+    ap.bo = p[5];
     attention_reference(N, L, L, E, HEADS, causal, h, h, h, &ap, a);
     for (i = 0; i < N * L * E; ++i) x1[i] = x[i] + a[i];
-    layer_norm_reference(x1, N * L, E, p[10], p[11], 1e-5, h);
-    linear_reference(h, N * L, E, p[12], p[13], HIDDEN, hidden);
+    layer_norm_reference(x1, N * L, E, p[6], p[7], 1e-5, h);
+    linear_reference(h, N * L, E, p[8], p[9], HIDDEN, hidden);
     for (i = 0; i < N * L * HIDDEN; ++i) hidden[i] = gelu(hidden[i]);
-    linear_reference(hidden, N * L, HIDDEN, p[14], p[15], E, a);
+    linear_reference(hidden, N * L, HIDDEN, p[10], p[11], E, a);
     for (i = 0; i < N * L * E; ++i) out[i] = x1[i] + a[i];
   }
-  for (i = 0; i < 16; ++i) free(p[i]);
+  for (i = 0; i < (int)COUNT(names); ++i) free(p[i]);
   return complete;
 }
 

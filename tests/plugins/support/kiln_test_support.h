@@ -63,7 +63,7 @@ int64_t kts_numel(const kiln_tensor* t);
  * failure (printed). */
 double* kts_read(const kiln_tensor* t);
 
-/* The parameter or buffer of `m` named `name` ("weight", "attn.q_proj.bias");
+/* The parameter or buffer of `m` named `name` ("weight", "self_attn.out_proj.bias");
  * NULL when there is none (printed). The caller releases it. */
 kiln_tensor* kts_parameter(const kiln_module* m, const char* name);
 kiln_tensor* kts_buffer(const kiln_module* m, const char* name);
