@@ -30,6 +30,21 @@ class Listing(unittest.TestCase):
         self.assertIn(("transform", "one_hot"), by_name["kiln-data"].registrations)
         self.assertIn(("strategy", "single"), by_name["kiln-parallel"].registrations)
 
+    def test_config_schema_of_a_layer_and_an_optimizer(self):
+        rt = kiln.Runtime()
+        linear = kiln.config_schema("layer", "Linear", rt)
+        self.assertEqual([e.name for e in linear],
+                         ["in_features", "out_features", "bias", "init", "bias_init", "activation"])
+        self.assertEqual((linear[0].type, linear[0].required), ("int", True))
+        self.assertEqual((linear[2].type, linear[2].required), ("bool", False))
+        self.assertIn("learning rate", {e.name: e.doc for e in kiln.config_schema("optimizer", "SGD", rt)}["lr"])
+        with self.assertRaisesRegex(kiln.NotFound, "unknown layer 'Linearr'"):
+            kiln.config_schema("layer", "Linearr", rt)
+        with self.assertRaisesRegex(kiln.Unsupported, "ops have attributes"):
+            kiln.config_schema("op", "matmul", rt)
+        with self.assertRaisesRegex(ValueError, "unknown registration kind 'layers'"):
+            kiln.config_schema("layers", "Linear", rt)
+
     def test_a_bare_runtime_has_none(self):
         self.assertEqual(kiln.plugins(bare_runtime()), [])
 

@@ -366,6 +366,18 @@ KILN_API kiln_status kiln_plugin_info_get(kiln_runtime* rt, size_t plugin, kiln_
  * until the plugin is unloaded. */
 KILN_API kiln_status kiln_plugin_registration(kiln_runtime* rt, size_t plugin, size_t index,
                                               kiln_registration_kind* kind, const char** name);
+/* The configuration schema of a registered type, as its plugin declared
+ * it: a layer's entries, an optimizer's hyper-parameters, a data source's,
+ * a transform's, a schedule's or a strategy's options (ops have attributes
+ * instead: KILN_ERR_UNSUPPORTED). Entry `index` (< *count) gives its name,
+ * type and default value in *entry, whether it is required, and what it
+ * means (*doc, may be ""); pointers stay valid until the plugin is
+ * unloaded. An unknown name is KILN_ERR_NOT_FOUND. */
+KILN_API kiln_status kiln_registration_config_count(kiln_runtime* rt, kiln_registration_kind kind,
+                                                    const char* name, size_t* count);
+KILN_API kiln_status kiln_registration_config_entry(kiln_runtime* rt, kiln_registration_kind kind,
+                                                    const char* name, size_t index, kiln_attr* entry,
+                                                    int* required, const char** doc);
 
 /* ---- modules -------------------------------------------------------------------------- */
 

@@ -7,6 +7,27 @@
 
 using kiln::abi::guarded;
 
+namespace {
+
+// The schema of the type `name` of `kind`; it lives as long as the type's registration.
+const kiln::abi::ConfigSchema& schema_of(const kiln_runtime& rt, kiln_registration_kind kind, const char* name) {
+  const kiln::abi::PluginHost& host = rt.plugins;
+  switch (kind) {
+    case KILN_REG_LAYER: return host.layer(name)->schema;
+    case KILN_REG_OPTIMIZER: return host.optimizer(name)->schema;
+    case KILN_REG_LR_SCHEDULE: return host.lr_schedule(name)->schema;
+    case KILN_REG_DATA_SOURCE: return host.data_source(name)->schema;
+    case KILN_REG_TRANSFORM: return host.transform(name)->schema;
+    case KILN_REG_STRATEGY: return host.strategy(name)->schema;
+    case KILN_REG_OP:
+      kiln::throw_error(kiln::Status::unsupported, kiln::str_cat("op '", name,
+                                                                 "': ops have attributes, not a configuration schema"));
+  }
+  kiln::throw_error(kiln::Status::invalid_argument, kiln::str_cat("unknown registration kind ", int(kind)));
+}
+
+}  // namespace
+
 extern "C" {
 
 const char* kiln_registration_kind_name(kiln_registration_kind kind) { return kiln::abi::kind_name(kind); }
@@ -49,6 +70,26 @@ kiln_status kiln_plugin_registration(kiln_runtime* rt, size_t plugin, size_t ind
                " is out of range (plugin '", r.name, "' has ", r.registrations.size(), ")");
     *kind = r.registrations[index].first;
     *name = r.registrations[index].second.c_str();
+  });
+}
+
+kiln_status kiln_registration_config_count(kiln_runtime* rt, kiln_registration_kind kind, const char* name,
+                                           size_t* count) {
+  KILN_REQUIRE(rt, name, count);
+  return guarded(__func__, [&] { *count = schema_of(*rt, kind, name).size(); });
+}
+
+kiln_status kiln_registration_config_entry(kiln_runtime* rt, kiln_registration_kind kind, const char* name,
+                                           size_t index, kiln_attr* entry, int* required, const char** doc) {
+  KILN_REQUIRE(rt, name, entry, required, doc);
+  return guarded(__func__, [&] {
+    const kiln::abi::ConfigSchema& schema = schema_of(*rt, kind, name);
+    KILN_CHECK(index < schema.size(), kiln::Status::invalid_argument, "entry index ", index, " is out of range (",
+               schema.owner(), " has ", schema.size(), ")");
+    const kiln_attr_spec& spec = schema.specs()[index];
+    *entry = spec.attr;
+    *required = spec.required;
+    *doc = spec.doc ? spec.doc : "";
   });
 }
 

@@ -18,7 +18,7 @@ from ._library import library_path
 from .modules import Graph, Module, Sequential, TensorSpec, layer, op_module
 from .ops import Op, op
 from .optim import LRSchedule, Optimizer
-from .plugins import PluginInfo, load_plugin, plugins, unload_plugin
+from .plugins import ConfigEntry, PluginInfo, config_schema, load_plugin, plugins, unload_plugin
 from .runtime import LogLevel, MemoryStats, Runtime, default_runtime, set_default_runtime
 from .sampling import rand, randn
 from .strategy import Strategy
@@ -31,7 +31,7 @@ __all__ = [
     # runtimes, the library, plugins
     "Runtime", "default_runtime", "set_default_runtime", "manual_seed", "LogLevel", "MemoryStats", "version",
     "build_info", "BuildInfo", "status_name", "library_path", "plugins", "load_plugin", "unload_plugin",
-    "PluginInfo",
+    "PluginInfo", "config_schema", "ConfigEntry",
     # tensors, dtypes, autograd, ops
     "Tensor", "tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "DType", "float32",
     "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool_", "backward", "no_grad", "grad_enabled",

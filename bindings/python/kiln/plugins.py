@@ -29,6 +29,38 @@ def _info(runtime, index):
                       tuple(registrations))
 
 
+@dataclasses.dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    type: str  # "int", "float", "bool", "ints", "floats", "string", "dtype" or "tensor"
+    required: bool
+    doc: str
+
+
+_ATTR_TYPES = ("int", "float", "bool", "ints", "floats", "string", "dtype", "tensor")
+_KINDS = range(7)  # kiln_registration_kind: op, layer, optimizer, lr schedule, data source, transform, strategy
+
+
+def config_schema(kind, name, runtime=None):
+    """The configuration entries a plugin declared for its type `name` of
+    `kind` ("layer", "optimizer", "lr schedule", "data source", "transform"
+    or "strategy"), in order."""
+    runtime = resolve(runtime)
+    kinds = {decode(lib.kiln_registration_kind_name(k)): k for k in _KINDS}
+    if kind not in kinds:
+        raise ValueError(f"unknown registration kind {kind!r}; expected one of {', '.join(kinds)}")
+    count = ctypes.c_size_t()
+    encoded = name.encode()
+    lib.kiln_registration_config_count(runtime._raw_address, kinds[kind], encoded, ctypes.byref(count))
+    entries = []
+    for i in range(count.value):
+        attr, required, doc = _capi.Attr(), ctypes.c_int(), ctypes.c_char_p()
+        lib.kiln_registration_config_entry(runtime._raw_address, kinds[kind], encoded, i, ctypes.byref(attr),
+                                           ctypes.byref(required), ctypes.byref(doc))
+        entries.append(ConfigEntry(decode(attr.name), _ATTR_TYPES[attr.type], bool(required.value), decode(doc.value)))
+    return entries
+
+
 def plugins(runtime=None):
     """The loaded plugins, in load order."""
     runtime = resolve(runtime)
