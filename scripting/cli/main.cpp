@@ -1,6 +1,7 @@
 // kiln: runs training scripts and says what this installation has.
 //
 //   kiln run [options] script.lua [args...]
+//   kiln plugin-check [--device D] lib.so
 //   kiln plugins | kiln info | kiln version | kiln --help
 #include <array>
 #include <cstdio>
@@ -39,6 +40,22 @@ constexpr std::array kCommands = {
             "install's plugin folder): its name, version, file, and the layers, optimizers,\n"
             "schedules, data sources, transforms, strategies and ops it registers.\n",
             plugins_command},
+    Command{"plugin-check", "check that a plugin library conforms",
+            "usage: kiln plugin-check [--device cpu|cuda:N] lib.so\n"
+            "\n"
+            "Loads the plugin alone and checks, one line per check: that it exports\n"
+            "kiln_plugin_entry alone; for each op, its backward against central finite\n"
+            "differences in f64 (called with 1 to 3 inputs of shape 2x4 and no attributes);\n"
+            "for each layer type (built with its defaults, required entries set to 4, {4},\n"
+            "0.5 or false, and fed an input of shape 2x4, 2x4x4 or 2x4x4x4), a weights\n"
+            "save/load round trip and its gradients against finite differences; and both\n"
+            "on a GPU against the CPU. What cannot be built or called is reported skipped\n"
+            "with the reason. Exits with 0 when every check passes, 1 when one fails, and\n"
+            "2 when the library is not a plugin.\n"
+            "\n"
+            "options:\n"
+            "  --device D   cpu (no GPU comparison) or cuda:N (default: cuda:0 when found)\n",
+            plugin_check_command},
     Command{"info", "show the version, build options, devices and libraries",
             "usage: kiln info\n"
             "\n"
@@ -50,7 +67,7 @@ constexpr std::array kCommands = {
 
 void print_program_help(std::FILE* out) {
   std::fprintf(out, "%s\ncommands:\n", kProgramUsage);
-  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+  for (const Command& c : kCommands) std::fprintf(out, "  %-13s %s\n", c.name, c.summary);
 }
 
 bool is_help(std::string_view arg) { return arg == "--help" || arg == "-h"; }
