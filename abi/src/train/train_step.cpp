@@ -32,6 +32,13 @@ void begin_epoch(kiln_trainer& t) {
   s.epoch_seconds = 0.0;
 }
 
+kiln_loader_stats train_loader_stats(kiln_trainer& t) {
+  kiln_loader_stats stats{};
+  stats.size = sizeof stats;
+  check_call(kiln_loader_stats_get(t.config.train.get(), &stats), "reading the train loader's statistics");
+  return stats;
+}
+
 // The next batch of the current epoch; its wait for the loader is added to *wait.
 ExamplePtr next_batch(kiln_trainer& t, double* wait) {
   TrainState& s = t.state;
@@ -42,20 +49,12 @@ ExamplePtr next_batch(kiln_trainer& t, double* wait) {
   KILN_CHECK(owned, Status::invalid_state, "the train loader ended epoch ", s.epoch, " after ", s.epoch_batches,
              " batches, but kiln_loader_length said it has ", t.batches_per_epoch);
   ++s.epoch_batches;
-  kiln_loader_stats stats{};
-  stats.size = sizeof stats;
-  check_call(kiln_loader_stats_get(t.config.train.get(), &stats), "reading the train loader's statistics");
-  *wait += stats.last_wait_seconds;
+  *wait += train_loader_stats(t).last_wait_seconds;
   return owned;
 }
 
 // Seconds the GPU has waited for the train loader's input copies so far.
-double device_input_wait(kiln_trainer& t) {
-  kiln_loader_stats stats{};
-  stats.size = sizeof stats;
-  check_call(kiln_loader_stats_get(t.config.train.get(), &stats), "reading the train loader's statistics");
-  return stats.device_wait_seconds;
-}
+double device_input_wait(kiln_trainer& t) { return train_loader_stats(t).device_wait_seconds; }
 
 struct MicroBatch {
   double loss = 0.0;
