@@ -21,6 +21,8 @@ static_assert(int(KILN_ERR_IO) == int(Status::io));
 static_assert(int(KILN_ERR_INTERNAL) == int(Status::internal));
 static_assert(int(KILN_ERR_PLUGIN_REFUSED) == int(Status::plugin_refused));
 static_assert(int(KILN_ERR_SCRIPT) == int(Status::script_error));
+static_assert(int(KILN_ERR_TIMEOUT) == int(Status::timeout));
+static_assert(int(KILN_ERR_PEER) == int(Status::peer));
 
 thread_local std::string tls_message;
 // Points into tls_message, or at a static text when recording failed for

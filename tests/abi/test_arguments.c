@@ -12,6 +12,8 @@ static void version_and_status_names(void) {
   CHECK(strcmp(kiln_version(), expected) == 0);
   CHECK(strcmp(kiln_status_name(KILN_OK), "ok") == 0);
   CHECK(strcmp(kiln_status_name(KILN_ERR_SHAPE_MISMATCH), "shape mismatch") == 0);
+  CHECK(strcmp(kiln_status_name(KILN_ERR_TIMEOUT), "timeout") == 0);
+  CHECK(strcmp(kiln_status_name(KILN_ERR_PEER), "peer failure") == 0);
   CHECK(strcmp(kiln_status_name((kiln_status)99), "unknown status") == 0);
 }
 

@@ -14,15 +14,15 @@ class ErrorClasses(unittest.TestCase):
     def test_one_class_per_status(self):
         classes = [kiln.InvalidArgument, kiln.ShapeMismatch, kiln.DTypeMismatch, kiln.DeviceMismatch, kiln.NotFound,
                    kiln.OutOfMemory, kiln.InvalidState, kiln.Unsupported, kiln.IOFailure, kiln.InternalError,
-                   kiln.PluginRefused, kiln.ScriptError]
-        self.assertEqual([c.status for c in classes], list(range(1, 13)))
+                   kiln.PluginRefused, kiln.ScriptError, kiln.Timeout, kiln.PeerFailure]
+        self.assertEqual([c.status for c in classes], list(range(1, 15)))
         for cls in classes:
             self.assertTrue(issubclass(cls, kiln.Error))
             # Each status name is kiln's own: the classes follow the C API.
             self.assertNotEqual(kiln.status_name(cls.status), "")
 
     def test_statuses_map_to_their_classes(self):
-        for status in range(1, 13):
+        for status in range(1, 15):
             error = kiln.errors.from_status(status, "what went wrong")
             self.assertEqual(error.status, status)
             self.assertEqual(str(error), "what went wrong")
@@ -35,7 +35,7 @@ class ErrorClasses(unittest.TestCase):
         import builtins
         for name in ("InvalidArgument", "ShapeMismatch", "DTypeMismatch", "DeviceMismatch", "NotFound",
                      "OutOfMemory", "InvalidState", "Unsupported", "IOFailure", "InternalError", "PluginRefused",
-                     "ScriptError", "Error"):
+                     "ScriptError", "Timeout", "PeerFailure", "Error"):
             self.assertFalse(hasattr(builtins, name), name)
 
     def test_an_error_carries_status_and_message(self):

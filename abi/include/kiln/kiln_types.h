@@ -30,7 +30,9 @@ typedef enum kiln_status {
   KILN_ERR_IO = 9,            /* a file that cannot be read or written, or is malformed */
   KILN_ERR_INTERNAL = 10,
   KILN_ERR_PLUGIN_REFUSED = 11, /* a plugin library the loader would not take (the message says why) */
-  KILN_ERR_SCRIPT = 12          /* a script raised an error (the message carries its traceback) */
+  KILN_ERR_SCRIPT = 12,         /* a script raised an error (the message carries its traceback) */
+  KILN_ERR_TIMEOUT = 13,        /* a wait (for a peer, a store key, a collective) ran past its timeout */
+  KILN_ERR_PEER = 14            /* another process of a distributed job failed, left or sent malformed data */
 } kiln_status;
 
 /* ---- element types and devices ---------------------------------------------- */

@@ -12,7 +12,8 @@ from .creation import empty, from_numpy, full, ones, tensor, zeros
 from .data import DataSource, Example, Loader, LoaderStats, Transform
 from .dtypes import DType
 from .errors import (DeviceMismatch, DTypeMismatch, Error, InternalError, InvalidArgument, InvalidState, IOFailure,
-                     LibraryNotFound, NotFound, OutOfMemory, PluginRefused, ScriptError, ShapeMismatch, Unsupported)
+                     LibraryNotFound, NotFound, OutOfMemory, PeerFailure, PluginRefused, ScriptError, ShapeMismatch, Timeout,
+                     Unsupported)
 from .info import BuildInfo, build_info, status_name, version
 from ._library import library_path
 from .modules import Graph, Module, Sequential, TensorSpec, layer, op_module
@@ -42,7 +43,8 @@ __all__ = [
     "Strategy", "save_safetensors", "load_safetensors", "save_weights", "load_weights",
     # errors
     "Error", "InvalidArgument", "ShapeMismatch", "DTypeMismatch", "DeviceMismatch", "NotFound", "OutOfMemory",
-    "InvalidState", "Unsupported", "IOFailure", "InternalError", "PluginRefused", "ScriptError", "LibraryNotFound",
+    "InvalidState", "Unsupported", "IOFailure", "InternalError", "PluginRefused", "ScriptError", "Timeout",
+    "PeerFailure", "LibraryNotFound",
 ]
 
 float32 = DType.F32

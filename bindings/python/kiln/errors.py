@@ -87,6 +87,18 @@ class ScriptError(Error):
     status = _capi.ERR_SCRIPT
 
 
+class Timeout(Error):
+    """A wait for a peer, a store key or a collective ran past its timeout."""
+
+    status = _capi.ERR_TIMEOUT
+
+
+class PeerFailure(Error):
+    """Another process of a distributed job failed, left or sent malformed data."""
+
+    status = _capi.ERR_PEER
+
+
 _BY_STATUS = {cls.status: cls for cls in Error.__subclasses__()}
 
 

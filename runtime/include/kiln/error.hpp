@@ -25,6 +25,8 @@ enum class Status : int {
   internal = 10,
   plugin_refused = 11,
   script_error = 12,
+  timeout = 13,
+  peer = 14,
 };
 
 const char* status_name(Status s);

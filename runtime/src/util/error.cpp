@@ -17,6 +17,8 @@ const char* status_name(Status s) {
     case Status::internal: return "internal error";
     case Status::plugin_refused: return "plugin refused";
     case Status::script_error: return "script error";
+    case Status::timeout: return "timeout";
+    case Status::peer: return "peer failure";
   }
   return "unknown status";
 }
