@@ -21,7 +21,8 @@ end
 -- one), batch_size, limit (first training images only; nil: all 60,000),
 -- augment (random shifts of up to two pixels and mirroring; worth about a
 -- point of test accuracy late in training), device (where the batches go;
--- nil: cpu).
+-- nil: cpu), shard (each process of a data-parallel job trains on its own
+-- part of the training images).
 function setup.loaders(kiln, options)
   local folder = (options.folder or "") ~= "" and options.folder or setup.default_folder
   local function source(name, limit)
@@ -41,7 +42,7 @@ function setup.loaders(kiln, options)
   end
   local train = kiln.data.loader(source("train", options.limit), {
     batch_size = options.batch_size, shuffle = true, seed = 1, workers = 2, transforms = train_transforms,
-    device = options.device,
+    device = options.device, shard = options.shard,
   })
   local test = kiln.data.loader(source("t10k"), {
     batch_size = 1000, workers = 2, transforms = { to_float, normalize }, device = options.device,
@@ -67,18 +68,20 @@ end
 -- trainer evaluates before it calls on_epoch), then the epoch's wall-clock
 -- seconds, evaluation included (os.time counts whole seconds: enough for
 -- epochs of several seconds), and the training samples/s. accuracies[i] is
--- epoch i's (the trainer numbers epochs from 0; people from 1).
-function setup.epoch_report()
+-- epoch i's (the trainer numbers epochs from 0; people from 1). `say`
+-- prints a line (default: print).
+function setup.epoch_report(say)
+  say = say or print
   local accuracies = {}
   local started = os.time()
   local callbacks = {
     on_eval = function(m)
       accuracies[#accuracies + 1] = m.accuracy
-      print(string.format("epoch %d: test accuracy %.4f, test loss %.4f (evaluated in %.1f s)", #accuracies,
+      say(string.format("epoch %d: test accuracy %.4f, test loss %.4f (evaluated in %.1f s)", #accuracies,
         m.accuracy, m.loss, m.seconds))
     end,
     on_epoch = function(epoch, m)
-      print(string.format("epoch %d: %d s with its evaluation, %.0f samples/s in training", epoch + 1,
+      say(string.format("epoch %d: %d s with its evaluation, %.0f samples/s in training", epoch + 1,
         os.time() - started, m.samples_per_second))
       started = os.time()
     end,

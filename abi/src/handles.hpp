@@ -25,6 +25,7 @@ struct kiln_op {
 
 struct kiln_runtime {
   explicit kiln_runtime(const kiln::RuntimeOptions& options) : runtime(options) {}
+  ~kiln_runtime() { kiln_process_group_release(default_group); }
 
   std::atomic<int64_t> refs{1};
   kiln::Runtime runtime;
@@ -34,6 +35,9 @@ struct kiln_runtime {
   // Declared after `runtime`, so it goes first: the plugins' ops live in the
   // runtime's table and keep their libraries loaded until the runtime goes.
   kiln::abi::PluginHost plugins{this};
+  // The default process group, made on first use (kiln_process_group_default).
+  std::mutex dist_mutex;
+  kiln_process_group* default_group = nullptr;
 };
 
 struct kiln_tensor {

@@ -8,6 +8,7 @@
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "kiln/dist/process_group.hpp"
 #include "kiln/memory/cuda.hpp"
 
 #if KILN_WITH_CUDA
@@ -118,8 +119,10 @@ kiln_status kiln_build_info_get(kiln_build_info* out) {
     if (KILN_HAS_FIELD(out, cuda_runtime_version)) out->cuda_runtime_version = cuda_runtime_version_text();
     if (KILN_HAS_FIELD(out, cublas_version)) out->cublas_version = cublas_version_text();
     if (KILN_HAS_FIELD(out, cudnn_version)) out->cudnn_version = cudnn_version_text();
-    // No collective runs on NCCL yet: it is not linked.
-    if (KILN_HAS_FIELD(out, nccl_version)) out->nccl_version = kNotBuilt;
+    if (KILN_HAS_FIELD(out, nccl_version)) {
+      const char* nccl = kiln::dist::nccl_version();
+      out->nccl_version = nccl ? nccl : kNotBuilt;
+    }
   });
 }
 

@@ -41,6 +41,22 @@ kiln_status kiln_strategy_rank(const kiln_strategy* s, int* rank, int* world_siz
   });
 }
 
+kiln_status kiln_strategy_attach(kiln_strategy* s, kiln_module* model) {
+  KILN_REQUIRE(s, model);
+  return guarded(__func__, [&] {
+    const auto& type = s->object.type();
+    if (type.attach) s->object.check(type.attach(s->object.state(), model));
+  });
+}
+
+kiln_status kiln_strategy_backward_begin(kiln_strategy* s, int sync) {
+  KILN_REQUIRE(s);
+  return guarded(__func__, [&] {
+    const auto& type = s->object.type();
+    if (type.backward_begin) s->object.check(type.backward_begin(s->object.state(), sync != 0 ? 1 : 0));
+  });
+}
+
 kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const* params, size_t n_params) {
   KILN_REQUIRE(s);
   return guarded(__func__, [&] {

@@ -127,5 +127,6 @@ void open_optim(lua_State* L);       // kiln.optim: optimizers, schedules
 void open_data(lua_State* L);        // kiln.data: sources, transforms, loaders
 void open_train(lua_State* L);       // kiln.fit, kiln.evaluate
 void open_checkpoint(lua_State* L);  // kiln.save, kiln.load
+void open_dist(lua_State* L);        // kiln.dist: process groups and collectives
 
 }  // namespace kiln::lua

@@ -21,6 +21,7 @@
 
 #include <vector>
 
+#include "dist.hpp"
 #include "nn_shared.hpp"
 #include "sandbox.hpp"
 
@@ -118,7 +119,7 @@ std::vector<kiln_transform*> check_transforms(lua_State* L, int options) {
 kiln_loader_options check_loader_options(lua_State* L, int options) {
   check_known_fields(L, options, "kiln.data.loader",
                      {"batch_size", "shuffle", "seed", "drop_last", "workers", "prefetch", "transforms", "rank",
-                      "world_size", "device"});
+                      "world_size", "shard", "device"});
   kiln_loader_options o{};
   o.size = sizeof o;
   o.batch_size = opt_integer_field(L, options, "batch_size", 1);
@@ -127,8 +128,12 @@ kiln_loader_options check_loader_options(lua_State* L, int options) {
   o.drop_last = opt_boolean_field(L, options, "drop_last", false);
   o.num_workers = int(opt_integer_field(L, options, "workers", 0));
   o.prefetch = int(opt_integer_field(L, options, "prefetch", 0));
-  o.rank = int(opt_integer_field(L, options, "rank", 0));
-  o.world_size = int(opt_integer_field(L, options, "world_size", 1));
+  // shard = true: this process's part of the job's data (kiln.dist.rank()
+  // of kiln.dist.world_size()), what data-parallel training needs.
+  int job_rank_value = 0, job_world = 1;
+  if (opt_boolean_field(L, options, "shard", false)) job_rank(L, &job_rank_value, &job_world);
+  o.rank = int(opt_integer_field(L, options, "rank", job_rank_value));
+  o.world_size = int(opt_integer_field(L, options, "world_size", job_world));
   o.device = KILN_DEVICE_CPU;
   if (!lua_isnoneornil(L, options) && lua_getfield(L, options, "device") != LUA_TNIL) {
     check_device(L, lua_gettop(L), &o.device, &o.device_index);

@@ -65,6 +65,7 @@ int open_module(lua_State* L) {
   open_data(L);
   open_train(L);
   open_checkpoint(L);
+  open_dist(L);
   return 1;
 }
 

@@ -17,6 +17,8 @@
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
 //     resume = "run.safetensors",              -- a training state to continue from (it must exist)
+//     strategy = "ddp",                        -- spread over the job's processes (see kiln.dist); the
+//     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true
 //   }
 //
 // A callback returning a true value stops training after the current step.
@@ -221,6 +223,22 @@ std::string opt_loss(lua_State* L, int options) {
   return loss;
 }
 
+using StrategyRef = std::unique_ptr<kiln_strategy, decltype(&kiln_strategy_release)>;
+
+// options.strategy: a registered strategy's name ("single", "ddp") made with
+// options.strategy_options; none when absent.
+StrategyRef opt_strategy(lua_State* L, int options) {
+  const std::string name = opt_string_field(L, options, "strategy");
+  if (name.empty()) return StrategyRef(nullptr, kiln_strategy_release);
+  if (lua_getfield(L, options, "strategy_options") != LUA_TNIL && !lua_istable(L, -1))
+    luaL_error(L, "kiln.fit: strategy_options must be a table, got %s", luaL_typename(L, -1));
+  const AttrList attrs(L, lua_gettop(L));  // copies what it needs
+  lua_pop(L, 1);
+  kiln_strategy* s = nullptr;
+  check(L, kiln_strategy_create(runtime(L), name.c_str(), attrs.data(), attrs.size(), &s));
+  return StrategyRef(s, kiln_strategy_release);
+}
+
 // kiln.fit{...}
 int fit(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -228,7 +246,7 @@ int fit(lua_State* L) {
                      {"model", "loss", "optimizer", "schedule", "train", "validation", "epochs", "max_steps",
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
-                      "checkpoint_every", "resume"});
+                      "checkpoint_every", "resume", "strategy", "strategy_options"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
   const std::string input_field = opt_string_field(L, 1, "input_field");
@@ -270,6 +288,9 @@ int fit(lua_State* L) {
   o.on_eval = kiln::lua::on_eval;
   o.on_epoch = kiln::lua::on_epoch;
   o.user_data = &s;
+
+  const StrategyRef strategy = opt_strategy(L, 1);
+  o.strategy = strategy.get();
 
   kiln_trainer* raw = nullptr;
   check(L, kiln_trainer_create(runtime(L), &o, &raw));

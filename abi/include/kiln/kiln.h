@@ -274,6 +274,18 @@ KILN_API kiln_status kiln_tensor_requires_grad(const kiln_tensor* t, int* out);
 KILN_API kiln_status kiln_tensor_grad(const kiln_tensor* t, kiln_tensor** out);
 /* Drops the accumulated gradient; the next backward starts from zero. */
 KILN_API kiln_status kiln_tensor_zero_grad(kiln_tensor* t);
+/* Replaces the gradient of `t` (a leaf that requires grad) with a copy of
+ * `grad` (same shape, dtype and device), or drops it when `grad` is NULL. */
+KILN_API kiln_status kiln_tensor_set_grad(kiln_tensor* t, const kiln_tensor* grad);
+/* Gradient-ready hooks of a leaf that requires grad (a parameter): `fn`
+ * runs on the thread running backward each time a backward pass has summed
+ * every contribution into the leaf's gradient, while the rest of backward
+ * still has to run. Data-parallel training starts reducing a gradient
+ * there. *id identifies the hook for kiln_tensor_remove_grad_hook. Hooks
+ * belong to the tensor's current data: a module moved to another device or
+ * cast afterwards has new parameter data, without them. */
+KILN_API kiln_status kiln_tensor_add_grad_hook(kiln_tensor* t, kiln_grad_hook_fn fn, void* user, uint64_t* id);
+KILN_API kiln_status kiln_tensor_remove_grad_hook(kiln_tensor* t, uint64_t id);
 /* A new tensor on the same memory with no autograd history. */
 KILN_API kiln_status kiln_tensor_detach(const kiln_tensor* t, kiln_tensor** out);
 /* A copy on another device (a new reference on `t` when it is already
@@ -504,5 +516,6 @@ KILN_API kiln_status kiln_lr_schedule_lr(const kiln_lr_schedule* s, int64_t step
 
 /* Data, the trainer, checkpoints and strategies. */
 #include "kiln/kiln_training.h"
+#include "kiln/kiln_dist.h"
 
 #endif /* KILN_KILN_H */

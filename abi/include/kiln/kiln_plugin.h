@@ -119,7 +119,7 @@ extern "C" {
 #define KILN_PLUGIN_ABI_MAJOR(v) ((uint32_t)(v) >> 16)
 #define KILN_PLUGIN_ABI_MINOR(v) ((uint32_t)(v)&0xFFFFu)
 /* The version this header describes. */
-#define KILN_PLUGIN_ABI_CURRENT KILN_PLUGIN_ABI(1, 0)
+#define KILN_PLUGIN_ABI_CURRENT KILN_PLUGIN_ABI(1, 1)
 
 /* True when the host table `host` has the member `field` (fields added in a
  * later minor version than the host's are missing). */
@@ -401,9 +401,11 @@ typedef struct kiln_transform_type {
 
 /* ---- parallel strategies ---------------------------------------------------------------------- */
 
-/* How training is spread over processes and devices. The distributed
- * strategies come later; "single" (one process, nothing to reduce) defines
- * the interface now. */
+/* How training is spread over processes and devices: "single" (one process,
+ * nothing to reduce), "ddp" (data parallel: every rank holds the whole
+ * model and the gradients are averaged). A trainer calls, in order: attach
+ * once with its model; then per optimizer step, for each micro-batch,
+ * backward_begin and the backward itself; then reduce_gradients. */
 typedef struct kiln_strategy_type {
   size_t size; /* sizeof(kiln_strategy_type) */
   const char* name; /* "single" */
@@ -416,6 +418,15 @@ typedef struct kiln_strategy_type {
    * `params` agree across processes. */
   kiln_status (*reduce_gradients)(void* state, kiln_tensor* const* params, size_t n_params);
   void (*destroy)(void* state);
+  /* Optional (may be NULL), newer than the members above (ABI 1.1; the
+   * host reads them only when `size` covers them). */
+  /* When a trainer starts with `model`: make the ranks' parameters and
+   * buffers agree and prepare for backward (gradient-ready hooks). */
+  kiln_status (*attach)(void* state, kiln_module* model);
+  /* Before each micro-batch's backward. `sync` is 1 when this micro-batch
+   * is the last before an optimizer step and 0 when its gradients only
+   * accumulate: nothing needs reducing then. */
+  kiln_status (*backward_begin)(void* state, int sync);
 } kiln_strategy_type;
 
 /* ---- the host table ----------------------------------------------------------------------------- */
@@ -520,6 +531,34 @@ struct kiln_host {
    * field is missing); example_set takes its own. */
   kiln_status (*example_set)(kiln_example* ex, const char* name, kiln_tensor* t);
   kiln_status (*example_get)(const kiln_example* ex, const char* name, kiln_tensor** out);
+
+  /* ---- ABI 1.1: check with KILN_HOST_HAS before use ---- */
+
+  /* A module's parameters and buffers, by index (names as its state_dict). */
+  kiln_status (*module_parameter_count)(const kiln_module* m, size_t* out);
+  kiln_status (*module_parameter)(const kiln_module* m, size_t index, const char** name, kiln_tensor** out);
+  kiln_status (*module_buffer_count)(const kiln_module* m, size_t* out);
+  kiln_status (*module_buffer)(const kiln_module* m, size_t index, const char** name, kiln_tensor** out);
+
+  /* Gradients: replace one, and hooks that run when one is ready. */
+  kiln_status (*tensor_set_grad)(kiln_tensor* t, const kiln_tensor* grad);
+  kiln_status (*tensor_add_grad_hook)(kiln_tensor* t, kiln_grad_hook_fn fn, void* user, uint64_t* id);
+  kiln_status (*tensor_remove_grad_hook)(kiln_tensor* t, uint64_t id);
+
+  /* Process groups (kiln_dist.h): the runtime's default group, made from the
+   * environment on first use, and its collectives. */
+  kiln_status (*process_group_default)(kiln_runtime* rt, kiln_process_group** out);
+  void (*process_group_release)(kiln_process_group* pg);
+  kiln_status (*process_group_rank)(const kiln_process_group* pg, int* rank, int* world_size);
+  kiln_status (*process_group_all_reduce)(kiln_process_group* pg, kiln_tensor* t, kiln_reduce_op op,
+                                          kiln_work** work);
+  kiln_status (*process_group_broadcast)(kiln_process_group* pg, kiln_tensor* t, int root, kiln_work** work);
+  kiln_status (*process_group_all_gather)(kiln_process_group* pg, const kiln_tensor* input, kiln_tensor* output,
+                                          kiln_work** work);
+  kiln_status (*process_group_reduce_scatter)(kiln_process_group* pg, const kiln_tensor* input,
+                                              kiln_tensor* output, kiln_reduce_op op, kiln_work** work);
+  kiln_status (*work_wait)(kiln_work* work);
+  void (*work_release)(kiln_work* work);
 };
 
 #ifdef __cplusplus

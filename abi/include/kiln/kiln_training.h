@@ -200,7 +200,14 @@ typedef struct kiln_trainer_options {
   const char* checkpoint_path; /* required when checkpoint_every > 0 */
 } kiln_trainer_options;
 
-/* The trainer takes references on the objects in `options` that have a
+/* With a strategy over several processes ("ddp"), the trainer attaches it
+ * to the model (rank 0's parameters are broadcast), checks that the train
+ * loader is this rank's shard (kiln_loader_options.rank and world_size as
+ * the strategy's) and that every rank has as many batches per epoch; only
+ * rank 0 prints progress and writes metrics_path and checkpoints. Each rank
+ * evaluates its validation loader on its own.
+ *
+ * The trainer takes references on the objects in `options` that have a
  * retain function (the model, the optimizer, the loaders); the schedule and
  * the strategy, which have none, must outlive the trainer. A step takes
  * its micro-batches from one epoch: the last step of an epoch may have fewer
@@ -273,6 +280,10 @@ KILN_API kiln_status kiln_weights_load(kiln_module* model, const char* path, int
  * name and version. On the CPU, a run that saves, restarts and loads takes
  * the same steps with bit-identical losses and parameters as one that never
  * stopped. */
+/* With a strategy over several processes, every rank calls it: the ranks
+ * first check that they agree on the step, epoch and batch (a rank that
+ * disagrees fails it, named in the error, on every rank), then rank 0
+ * alone writes the file. */
 KILN_API kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path);
 /* Restores a state written by kiln_trainer_save into a trainer made with
  * the same model structure, optimizer and loaders. A path that does not
@@ -285,11 +296,23 @@ KILN_API kiln_status kiln_trainer_load(kiln_trainer* trainer, const char* path);
 
 /* ---- parallel strategies ---------------------------------------------------------------- */
 
-/* A strategy of a registered type ("single": one process, nothing to do). */
+/* A strategy of a registered type: "single" (one process, nothing to do)
+ * or "ddp" (data parallel over the runtime's default process group, see
+ * kiln_dist.h: every rank trains a whole copy of the model on its shard of
+ * the data, and gradients are averaged in buckets while backward runs). */
 KILN_API kiln_status kiln_strategy_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
                                           size_t n_config, kiln_strategy** out);
 KILN_API void kiln_strategy_release(kiln_strategy* s);
 KILN_API kiln_status kiln_strategy_rank(const kiln_strategy* s, int* rank, int* world_size);
+/* Called once before training `model` with the strategy: the processes'
+ * parameters and buffers are made to agree (rank 0's are broadcast by
+ * "ddp") and gradient-ready hooks are set, so that reduction overlaps
+ * backward. A strategy without this step does nothing. */
+KILN_API kiln_status kiln_strategy_attach(kiln_strategy* s, kiln_module* model);
+/* Called before each micro-batch's backward: `sync` is 1 when the
+ * gradients will be reduced after it (the last micro-batch before an
+ * optimizer step), 0 when they only accumulate. */
+KILN_API kiln_status kiln_strategy_backward_begin(kiln_strategy* s, int sync);
 /* Called after backward and before the optimizer step: makes the
  * gradients of `params` agree across the processes of the strategy. */
 KILN_API kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const* params, size_t n_params);

@@ -86,6 +86,21 @@ typedef struct kiln_example kiln_example;
 typedef struct kiln_strategy kiln_strategy;
 typedef struct kiln_loader kiln_loader;
 typedef struct kiln_trainer kiln_trainer;
+typedef struct kiln_process_group kiln_process_group; /* the ranks of a distributed job (kiln_dist.h) */
+typedef struct kiln_work kiln_work;                   /* an operation of a process group in flight */
+
+/* A gradient-ready hook (kiln_tensor_add_grad_hook): `leaf` is borrowed for
+ * the call. A status other than KILN_OK fails the backward that ran it. */
+typedef kiln_status (*kiln_grad_hook_fn)(void* user, kiln_tensor* leaf);
+
+/* How a collective combines the ranks' values. Bool tensors: sum and max
+ * are logical or, min is logical and. */
+typedef enum kiln_reduce_op {
+  KILN_REDUCE_SUM = 0,
+  KILN_REDUCE_MEAN = 1, /* the sum divided by the number of ranks; floating dtypes only */
+  KILN_REDUCE_MAX = 2,  /* NaN wins, as in torch.maximum */
+  KILN_REDUCE_MIN = 3
+} kiln_reduce_op;
 
 /* ---- named attributes ---------------------------------------------------------- */
 

@@ -4,6 +4,7 @@
 #include "checkpoint/training_state.hpp"
 #include "handles.hpp"
 #include "kiln/util/str_cat.hpp"
+#include "train/rank_agreement.hpp"
 #include "train/trainer.hpp"
 
 namespace kiln::train {
@@ -45,6 +46,14 @@ void add_groups(const kiln_trainer& t, checkpoint::Metadata& m) {
 
 void save_training_state(kiln_trainer& t, const std::string& path) {
   kiln_runtime* rt = t.config.runtime.get();
+  if (t.world_size > 1) {
+    // Data parallel: the ranks hold the same state, and rank 0 writes it
+    // once they have shown they agree on where training stands.
+    const TrainState& s = t.state;
+    const RankValue at[] = {{"step", s.step}, {"epoch", s.epoch}, {"batch of the epoch", s.epoch_batches}};
+    check_ranks_agree(rt, str_cat("saving the training state to ", path), at);
+    if (t.rank != 0) return;
+  }
   abi::StateTensors tensors;
   for (const abi::StateTensor& s : abi::module_state(t.config.model.get()))
     tensors.push_back({str_cat(keys::kModel, s.name), s.tensor});

@@ -117,6 +117,23 @@ kiln_host make_host_table(kiln_runtime* rt, uint32_t abi_version) {
 
   h.example_set = kiln_example_set;
   h.example_get = kiln_example_get;
+
+  h.module_parameter_count = kiln_module_parameter_count;
+  h.module_parameter = kiln_module_parameter;
+  h.module_buffer_count = kiln_module_buffer_count;
+  h.module_buffer = kiln_module_buffer;
+  h.tensor_set_grad = kiln_tensor_set_grad;
+  h.tensor_add_grad_hook = kiln_tensor_add_grad_hook;
+  h.tensor_remove_grad_hook = kiln_tensor_remove_grad_hook;
+  h.process_group_default = kiln_process_group_default;
+  h.process_group_release = kiln_process_group_release;
+  h.process_group_rank = kiln_process_group_rank;
+  h.process_group_all_reduce = kiln_process_group_all_reduce;
+  h.process_group_broadcast = kiln_process_group_broadcast;
+  h.process_group_all_gather = kiln_process_group_all_gather;
+  h.process_group_reduce_scatter = kiln_process_group_reduce_scatter;
+  h.work_wait = kiln_work_wait;
+  h.work_release = kiln_work_release;
   return h;
 }
 

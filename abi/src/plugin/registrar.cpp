@@ -93,6 +93,8 @@ template <class Type>
 constexpr size_t kOldestTypeSize = sizeof(Type);
 template <>
 constexpr size_t kOldestTypeSize<kiln_optimizer_type> = offsetof(kiln_optimizer_type, update_group);
+template <>
+constexpr size_t kOldestTypeSize<kiln_strategy_type> = offsetof(kiln_strategy_type, attach);
 
 // Throws unless `name` is free in the runtime and not yet used by this plugin.
 void claim_name(kiln_registrar& r, kiln_registration_kind kind, const std::string& name) {

@@ -19,6 +19,9 @@ struct ProgressPlan {
   int64_t log_every = 0;        // steps between plain lines
 };
 
+// kiln_trainer_options.progress's value for no output.
+constexpr int kQuietProgress = 3;
+
 class Progress {
  public:
   // `option` is kiln_trainer_options.progress (0 to 3, checked by the caller).

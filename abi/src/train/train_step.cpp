@@ -63,13 +63,17 @@ struct MicroBatch {
 
 // Forward, loss and backward of one micro-batch, whose loss counts for
 // `weight` of the step's: gradients of the step's micro-batches add up to
-// those of their mean loss.
-MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight) {
+// those of their mean loss. `last` marks the micro-batch after which the
+// strategy reduces the gradients.
+MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight, bool last) {
   kiln_runtime* rt = t.config.runtime.get();
   const ModelLoss m = model_loss(t);
   const BatchLoss b = forward_loss(m, batch);
   const kiln_attr value = kiln_attr_float("value", weight);
   const TensorRef weighted = call_op(rt, t.ops.mul_scalar, {b.loss.get()}, &value, 1, "weighting the loss");
+  if (t.config.strategy) {
+    check_call(kiln_strategy_backward_begin(t.config.strategy, last ? 1 : 0), "preparing the strategy for backward");
+  }
   check_call(kiln_backward(rt, weighted.get(), nullptr, 0), "backward of the loss");
   return {loss_value(m, b), b.samples};
 }
@@ -114,7 +118,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   try {
     for (int64_t i = 0; i < micro_batches; ++i) {
       const ExamplePtr batch = next_batch(t, &m.input_wait_seconds);
-      const MicroBatch r = train_micro_batch(t, batch.get(), 1.0 / double(micro_batches));
+      const MicroBatch r = train_micro_batch(t, batch.get(), 1.0 / double(micro_batches), i + 1 == micro_batches);
       loss_sum += r.loss;
       m.samples += r.samples;
     }

@@ -78,6 +78,8 @@ struct kiln_trainer {
   kiln::train::TrainOps ops;
   std::vector<kiln::train::TensorRef> params;  // the model's, in its order
   std::vector<double> base_lrs;                // each group's lr when the trainer was made
+  int rank = 0;                                // of the strategy's processes
+  int world_size = 1;
   int64_t batches_per_epoch = 0;               // of the train loader
   int64_t steps_per_epoch = 0;
   std::unique_ptr<kiln::train::MetricsLog> metrics;

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "data/loader.hpp"
 #include "kiln/error.hpp"
 #include "module/module_handle.hpp"
 #include "optim/optimizer_handle.hpp"
+#include "train/rank_agreement.hpp"
 #include "train/trainer.hpp"
 
 namespace kiln::train {
@@ -134,6 +136,25 @@ TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   return c;
 }
 
+// Every rank must train its own shard for the same number of steps, or the
+// collectives of the last steps would wait for a rank that has finished.
+void check_train_shard(kiln_trainer& t) {
+  const kiln::data::LoaderOptions& o = t.config.train->engine->options();
+  KILN_CHECK(o.shard.world_size == t.world_size && o.shard.rank == t.rank, Status::invalid_argument,
+             "options->train is sharded as rank ", o.shard.rank, " of ", o.shard.world_size,
+             ", but the strategy runs rank ", t.rank, " of ", t.world_size,
+             ": create the loader with rank = ", t.rank, " and world_size = ", t.world_size);
+  const RankValue values[] = {{"batches per epoch", t.batches_per_epoch}, {"parameters", int64_t(t.params.size())}};
+  check_ranks_agree(t.config.runtime.get(), "starting data-parallel training", values);
+}
+
+void attach_strategy(kiln_trainer& t) {
+  kiln_strategy* s = t.config.strategy;
+  check_call(kiln_strategy_rank(s, &t.rank, &t.world_size), "reading the strategy's rank");
+  if (t.world_size > 1) check_train_shard(t);
+  check_call(kiln_strategy_attach(s, t.config.model.get()), "attaching the strategy to the model");
+}
+
 ProgressPlan progress_plan(const kiln_trainer& t) {
   const TrainerConfig& c = t.config;
   ProgressPlan plan;
@@ -161,8 +182,11 @@ std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_
   // A step takes its micro-batches from one epoch: the last one of an
   // epoch may have fewer than `accumulate`.
   t->steps_per_epoch = (t->batches_per_epoch + t->config.accumulate - 1) / t->config.accumulate;
-  t->metrics = std::make_unique<MetricsLog>(o.metrics_path);
-  t->progress = std::make_unique<Progress>(o.progress, progress_plan(*t));
+  if (o.strategy) attach_strategy(*t);
+  // Metrics and progress come from rank 0 alone; the others train quietly.
+  const bool reports = t->rank == 0;
+  t->metrics = std::make_unique<MetricsLog>(reports ? o.metrics_path : nullptr);
+  t->progress = std::make_unique<Progress>(reports ? o.progress : kQuietProgress, progress_plan(*t));
   return t;
 }
 

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
@@ -17,6 +20,7 @@ namespace kiln {
 
 class Node;
 class Tensor;
+struct GradHooks;
 
 // Autograd state of one tensor. A leaf that requires grad has no grad_fn and
 // receives its gradient in `grad`; a computed tensor points at the node that
@@ -27,6 +31,12 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;
   int output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;  // shared by every use of a leaf in one graph
+  std::shared_ptr<GradHooks> grad_hooks;  // see Tensor::add_grad_hook; usually none
+};
+
+struct GradHooks {
+  uint64_t next_id = 1;
+  std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> hooks;
 };
 
 struct TensorImpl {
@@ -87,6 +97,15 @@ class Tensor {
   bool is_leaf() const { return impl_->autograd.grad_fn == nullptr; }
 
   bool same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  // Gradient-ready hooks of a leaf that requires grad: `hook` runs (on the
+  // thread running backward) each time a backward pass has summed every
+  // contribution into this leaf's .grad, with the leaf. Data-parallel
+  // training starts reducing a gradient there, while backward goes on. An
+  // exception from a hook fails that backward. Returns an id for
+  // remove_grad_hook.
+  uint64_t add_grad_hook(std::function<void(const Tensor&)> hook);
+  void remove_grad_hook(uint64_t id);
 
  private:
   std::shared_ptr<TensorImpl> impl_;

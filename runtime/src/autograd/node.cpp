@@ -55,6 +55,12 @@ std::vector<Tensor> AccumulateGrad::apply(Runtime& rt, std::vector<Tensor>& grad
     // leaf its own so later in-place updates of .grad touch nothing else.
     meta.grad = rt.call1("copy", {incoming}).impl_ptr();
   }
+  if (meta.grad_hooks) {
+    // A copy: a hook may remove itself (or others) while they run.
+    std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> hooks = meta.grad_hooks->hooks;
+    Tensor leaf(leaf_);
+    for (auto& entry : hooks) entry.second(leaf);
+  }
   return {};
 }
 

@@ -59,6 +59,23 @@ Tensor Tensor::view_as(const Shape& shape, const Shape& strides, int64_t offset)
   return v;
 }
 
+uint64_t Tensor::add_grad_hook(std::function<void(const Tensor&)> hook) {
+  KILN_CHECK(is_leaf() && requires_grad(), Status::invalid_state,
+             "a gradient hook goes on a leaf that requires grad; this tensor ",
+             is_leaf() ? "does not require grad" : "was computed by an op");
+  AutogradMeta& meta = impl_->autograd;
+  if (!meta.grad_hooks) meta.grad_hooks = std::make_shared<GradHooks>();
+  uint64_t id = meta.grad_hooks->next_id++;
+  meta.grad_hooks->hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void Tensor::remove_grad_hook(uint64_t id) {
+  std::shared_ptr<GradHooks>& hooks = impl_->autograd.grad_hooks;
+  KILN_CHECK(hooks && std::erase_if(hooks->hooks, [&](const auto& h) { return h.first == id; }) == 1,
+             Status::not_found, "no gradient hook ", id, " on this tensor");
+}
+
 void Tensor::set_requires_grad(bool value) {
   KILN_CHECK(!value || is_floating(dtype()), Status::dtype_mismatch,
              "only floating-point tensors can require gradients; this one is ", dtype_name(dtype()));

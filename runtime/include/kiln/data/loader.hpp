@@ -73,6 +73,7 @@ class Loader {
   // Examples and batches of this shard in one epoch.
   int64_t shard_examples() const { return shard_examples_; }
   int64_t num_batches() const { return num_batches_; }
+  const LoaderOptions& options() const { return options_; }
 
   // Abandons what is left of the current epoch (workers drop their work)
   // and starts making the batches of `epoch` from `first_batch` on (a
