@@ -39,6 +39,7 @@ using RuntimePtr = std::unique_ptr<kiln_runtime, decltype(&kiln_runtime_release)
 RuntimePtr open_runtime(const Command& command, const kiln_runtime_options* options);
 
 int run_command(const Command& self, Args args);
+int launch_command(const Command& self, Args args);
 int plugins_command(const Command& self, Args args);
 int plugin_check_command(const Command& self, Args args);
 int info_command(const Command& self, Args args);

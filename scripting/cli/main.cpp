@@ -1,6 +1,7 @@
 // kiln: runs training scripts and says what this installation has.
 //
 //   kiln run [options] script.lua [args...]
+//   kiln launch --nproc-per-node N|gpu [options] script.lua [args...]
 //   kiln plugin-check [--device D] lib.so
 //   kiln plugins | kiln info | kiln version | kiln --help
 #include <array>
@@ -33,6 +34,41 @@ constexpr std::array kCommands = {
             "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
             "  --            ends the options (for a script whose name starts with '-')\n",
             run_command},
+    Command{"launch", "run a script as several ranks (distributed training)",
+            "usage: kiln launch --nproc-per-node N|gpu [--nnodes M --node-rank R\n"
+            "                   --master-addr A --master-port P] [--stop-grace SECONDS]\n"
+            "                   [run options] script.lua [args...]\n"
+            "\n"
+            "Starts N ranks on this node, each running `kiln run [run options] script.lua\n"
+            "[args...]` with this kiln executable and these variables added to the\n"
+            "environment: RANK (node rank x N + local rank), WORLD_SIZE (M x N),\n"
+            "LOCAL_RANK, LOCAL_WORLD_SIZE (N), MASTER_ADDR and MASTER_PORT. With several\n"
+            "nodes, run it once on each.\n"
+            "\n"
+            "Each line a rank writes goes to the same stream with \"[rank R] \" before it.\n"
+            "Ranks read their standard input from /dev/null and run in process groups of\n"
+            "their own; what a rank leaves running in its group is killed when it ends.\n"
+            "When a rank fails, kiln launch says which and how, sends SIGTERM to the other\n"
+            "ranks, then SIGKILL to those still running after the grace period, and exits\n"
+            "with the rank's exit status (128 + k for a rank killed by signal k). SIGINT\n"
+            "and SIGTERM sent to kiln launch are passed on to the ranks the same way; it\n"
+            "then exits with 128 + the signal. It exits with 0 when every rank exits with 0.\n"
+            "\n"
+            "options (before the script):\n"
+            "  --nproc-per-node N|gpu  ranks on this node: N, or gpu for one per visible GPU\n"
+            "  --nnodes M              nodes taking part (default 1)\n"
+            "  --node-rank R           this node's index, in [0, M) (default 0)\n"
+            "  --master-addr A         rank 0's host, where ranks meet (default 127.0.0.1)\n"
+            "  --master-port P         its port (default: with one node, a free port of A;\n"
+            "                          with more, 29500)\n"
+            "  --stop-grace SECONDS    time stopped ranks get before SIGKILL (default 5)\n"
+            "  --                      ends the options\n"
+            "\n"
+            "run options (checked, then given to each kiln run; see kiln run --help):\n"
+            "  --threads N   CPU threads of each rank's runtime\n"
+            "  --seed N      initial seed of each rank's random stream\n"
+            "  --sandbox     run the script as untrusted (without os, it cannot read RANK)\n",
+            launch_command},
     Command{"plugins", "list the plugins found and what each registers",
             "usage: kiln plugins\n"
             "\n"

@@ -1,7 +1,8 @@
 # Runs the kiln executable and checks its exit code and output:
 #   cmake -DKILN=<exe> -DEXIT=<code> [-DSTDOUT=<regex>] [-DSTDERR=<regex>]
+#         [-DSTDOUT_0=<regex> -DSTDOUT_1=<regex> ...] [-DSTDERR_0=<regex> ...]
 #         [-DWORKDIR=<dir>] -P run_kiln.cmake -- <kiln arguments...>
-# A regex must match somewhere in the stream ('.' also matches newlines).
+# Each regex must match somewhere in its stream ('.' also matches newlines).
 if(NOT DEFINED KILN OR NOT DEFINED EXIT)
   message(FATAL_ERROR "run_kiln.cmake needs -DKILN=<executable> and -DEXIT=<expected exit code>")
 endif()
@@ -31,9 +32,20 @@ endif()
 set(output_STDOUT "${out}")
 set(output_STDERR "${err}")
 foreach(stream STDOUT STDERR)
-  if(DEFINED ${stream} AND NOT output_${stream} MATCHES "${${stream}}")
-    string(APPEND failures "${stream} does not match '${${stream}}'\n")
+  set(regexes)
+  if(DEFINED ${stream})
+    list(APPEND regexes ${stream})
   endif()
+  set(i 0)
+  while(DEFINED ${stream}_${i})
+    list(APPEND regexes ${stream}_${i})
+    math(EXPR i "${i} + 1")
+  endwhile()
+  foreach(regex IN LISTS regexes)
+    if(NOT output_${stream} MATCHES "${${regex}}")
+      string(APPEND failures "${stream} does not match '${${regex}}'\n")
+    endif()
+  endforeach()
 endforeach()
 if(failures)
   message(FATAL_ERROR "${failures}")
