@@ -1,16 +1,19 @@
 // kiln launch --nproc-per-node N|gpu [--nnodes M --node-rank R
 //             --master-addr A --master-port P] [--stop-grace S]
 //             [run options] script.lua [args...]
+// kiln launch ... --no-lua program [args...]
 //
 // Reads and checks the command line, then hands one `kiln run` per local
 // rank to the supervisor, with the environment torchrun gives.
 #include <unistd.h>  // environ
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -37,6 +40,7 @@ struct LaunchOptions {
   std::string master_addr = "127.0.0.1";
   uint16_t master_port = 0;  // 0: chosen (see kiln launch --help)
   std::chrono::milliseconds stop_grace{5000};
+  bool no_lua = false;  // the "script" is a program run as it is
 
   // Reads the option at `reader.current()` when it is one of kiln launch's.
   bool read(OptionReader& reader);
@@ -72,6 +76,8 @@ bool LaunchOptions::read(OptionReader& reader) {
     master_port = uint16_t(parse_whole_number("--master-port", reader.value("--master-port"), 1, 65535));
   } else if (reader.is("--stop-grace")) {
     stop_grace = parse_seconds("--stop-grace", reader.value("--stop-grace"));
+  } else if (reader.current() == "--no-lua") {
+    no_lua = true;
   } else {
     return false;
   }
@@ -87,6 +93,15 @@ void check(const LaunchOptions& options) {
   if (options.nproc > 0 && int64_t(options.nnodes) * options.nproc > std::numeric_limits<int>::max())
     throw UsageError{"--nnodes " + std::to_string(options.nnodes) + " times --nproc-per-node " +
                      std::to_string(options.nproc) + " ranks is more than a world can hold"};
+}
+
+// A program run as it is takes none of kiln run's options, and must be a
+// file this process may execute (a path: no search of PATH).
+void check_executable(const std::string& program, const RunOptions& run) {
+  if (run.threads != 0 || run.seed != 0 || run.sandbox)
+    throw UsageError{"--no-lua runs a program, which takes no run options (--threads, --seed, --sandbox)"};
+  if (::access(program.c_str(), X_OK) != 0)
+    throw UsageError{"--no-lua: cannot execute '" + program + "': " + std::strerror(errno)};
 }
 
 // One rank per GPU that kiln finds (as `kiln info` lists them); 0 after
@@ -120,13 +135,31 @@ std::vector<std::string> rank_environment(const std::vector<std::pair<std::strin
   return env;
 }
 
+// The ranks share this node's cores: unless told otherwise, each runtime
+// takes its share instead of one thread per core (which would make N
+// ranks fight over every core, as OpenMP defaults do under torchrun).
+RunOptions rank_run_options(RunOptions run, int nproc) {
+  if (run.threads == 0) {
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    run.threads = std::max(1, int(cores > 0 ? cores : 1) / nproc);
+  }
+  return run;
+}
+
 std::vector<RankLaunch> plan_ranks(const LaunchOptions& options, const ScriptCommandLine& line) {
-  std::vector<std::string> argv = {"kiln", "run"};
-  const std::vector<std::string> run_options = line.run.arguments();
-  argv.insert(argv.end(), run_options.begin(), run_options.end());
-  argv.emplace_back("--");
-  argv.push_back(line.script);
+  std::vector<std::string> argv;
+  if (options.no_lua) {
+    argv.push_back(line.script);
+  } else {
+    argv = {"kiln", "run"};
+    const std::vector<std::string> run_options = rank_run_options(line.run, options.nproc).arguments();
+    argv.insert(argv.end(), run_options.begin(), run_options.end());
+    argv.emplace_back("--");
+    argv.push_back(line.script);
+  }
   argv.insert(argv.end(), line.script_args.begin(), line.script_args.end());
+  // kiln's own executable, even if its file was replaced since; or the program.
+  const std::string program = options.no_lua ? line.script : "/proc/self/exe";
 
   std::vector<RankLaunch> ranks;
   for (int local = 0; local < options.nproc; ++local) {
@@ -136,8 +169,7 @@ std::vector<RankLaunch> plan_ranks(const LaunchOptions& options, const ScriptCom
         {"LOCAL_RANK", std::to_string(local)}, {"LOCAL_WORLD_SIZE", std::to_string(options.nproc)},
         {"MASTER_ADDR", options.master_addr},  {"MASTER_PORT", std::to_string(options.master_port)},
     };
-    // The same kiln executable as this one, even if its file was replaced since.
-    ranks.push_back(RankLaunch{rank, "/proc/self/exe", argv, rank_environment(vars)});
+    ranks.push_back(RankLaunch{rank, program, argv, rank_environment(vars)});
   }
   return ranks;
 }
@@ -154,7 +186,11 @@ int launch_command(const Command& self, Args args) {
       return kExitOk;
     }
     check(options);
-    check_readable(line.script);
+    if (options.no_lua) {
+      check_executable(line.script, line.run);
+    } else {
+      check_readable(line.script);
+    }
     if (options.master_port == 0 && options.nnodes > 1) options.master_port = kDefaultPortOfManyNodes;
     if (options.master_port == 0) {
       try {

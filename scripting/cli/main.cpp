@@ -38,6 +38,7 @@ constexpr std::array kCommands = {
             "usage: kiln launch --nproc-per-node N|gpu [--nnodes M --node-rank R\n"
             "                   --master-addr A --master-port P] [--stop-grace SECONDS]\n"
             "                   [run options] script.lua [args...]\n"
+            "       kiln launch ... --no-lua program [args...]\n"
             "\n"
             "Starts N ranks on this node, each running `kiln run [run options] script.lua\n"
             "[args...]` with this kiln executable and these variables added to the\n"
@@ -62,10 +63,13 @@ constexpr std::array kCommands = {
             "  --master-port P         its port (default: with one node, a free port of A;\n"
             "                          with more, 29500)\n"
             "  --stop-grace SECONDS    time stopped ranks get before SIGKILL (default 5)\n"
+            "  --no-lua                run `program [args...]` as each rank instead of a\n"
+            "                          Lua script (a C host, a benchmark); no run options\n"
             "  --                      ends the options\n"
             "\n"
             "run options (checked, then given to each kiln run; see kiln run --help):\n"
-            "  --threads N   CPU threads of each rank's runtime\n"
+            "  --threads N   CPU threads of each rank's runtime (default: this node's cores\n"
+            "                divided among its ranks, at least 1)\n"
             "  --seed N      initial seed of each rank's random stream\n"
             "  --sandbox     run the script as untrusted (without os, it cannot read RANK)\n",
             launch_command},
