@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "dist/rendezvous.hpp"
 #include "kiln/error.hpp"
 #include "kiln/kernels/builtin_ops.hpp"
 #include "kiln/kernels/dnnl_context.hpp"
@@ -31,7 +32,8 @@ Runtime::Runtime(const RuntimeOptions& options)
       devices_(cuda_inventory()),
       cpu_allocator_(std::make_shared<CpuAllocator>()),
       pool_(default_threads(options.num_threads) - 1),  // the calling thread is a worker too
-      dnnl_(std::make_unique<DnnlContext>()) {
+      dnnl_(std::make_unique<DnnlContext>()),
+      rendezvous_(std::make_unique<dist::RendezvousCache>()) {
   rng_.seed = options.seed;
   cuda_allocators_.resize(size_t(devices_.cuda_device_count));
   transfer_queues_.resize(size_t(devices_.cuda_device_count));

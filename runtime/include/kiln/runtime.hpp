@@ -27,6 +27,9 @@ namespace kiln {
 
 class DnnlContext;
 class TransferQueue;
+namespace dist {
+class RendezvousCache;
+}
 
 struct RuntimeOptions {
   int num_threads = 0;  // CPU kernel threads; 0: one per hardware thread
@@ -97,6 +100,8 @@ class Runtime {
 
   ThreadPool& thread_pool() { return pool_; }
   DnnlContext& dnnl() { return *dnnl_; }
+  // Where this runtime's process groups meet their jobs (kiln/dist).
+  dist::RendezvousCache& rendezvous() { return *rendezvous_; }
 
  private:
   uint64_t id_;
@@ -112,6 +117,7 @@ class Runtime {
   mutable std::mutex rng_mutex_;
   GeneratorState rng_;
   std::unique_ptr<DnnlContext> dnnl_;
+  std::unique_ptr<dist::RendezvousCache> rendezvous_;
 };
 
 }  // namespace kiln

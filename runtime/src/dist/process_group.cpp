@@ -10,14 +10,11 @@
 #include "kiln/error.hpp"
 #include "kiln/runtime.hpp"
 #include "peer_blame.hpp"
+#include "rendezvous.hpp"
 #include "worker.hpp"
 
 namespace kiln::dist {
 namespace {
-
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
-}
 
 // The backend's name was checked when the group was asked for.
 std::unique_ptr<Backend> make_backend(const ProcessGroupOptions& o, Store& store, const std::string& prefix) {
@@ -41,7 +38,6 @@ const char* reduce_op_name(ReduceOp op) {
 }
 
 std::unique_ptr<ProcessGroup> ProcessGroup::create(Runtime& rt, const ProcessGroupOptions& o) {
-  (void)rt;
   KILN_CHECK(o.world_size >= 1 && o.rank >= 0 && o.rank < o.world_size, Status::invalid_argument,
              "process group: rank ", o.rank, " of ", o.world_size, " ranks (ranks are 0 to world size - 1)");
   KILN_CHECK(o.timeout.count() > 0, Status::invalid_argument, "process group: the timeout must be positive, got ",
@@ -51,22 +47,12 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Runtime& rt, const ProcessGro
   const std::string where = str_cat("process group '", o.name, "' (rank ", o.rank, " of ", o.world_size, ", ",
                                     o.backend, ", store at ", o.master_addr, ":", o.master_port, ")");
   try {
-    std::unique_ptr<TcpStoreServer> server;
-    uint16_t port = o.master_port;
-    if (o.rank == 0) {
-      // A job of one rank has nobody to meet: its store takes any free port.
-      server = std::make_unique<TcpStoreServer>(
-          TcpStoreServer::Options{.bind_address = is_loopback(o.master_addr) ? "127.0.0.1" : "0.0.0.0",
-                                  .port = o.world_size == 1 ? uint16_t(0) : o.master_port});
-      port = server->port();
-    }
-    auto store = std::make_shared<TcpStore>(TcpStore::Options{
-        .host = o.rank == 0 && o.world_size == 1 ? "127.0.0.1" : o.master_addr, .port = port, .rank = o.rank,
-        .timeout = o.timeout});
+    std::shared_ptr<Rendezvous> rendezvous = rt.rendezvous().meet(o);
+    Store& store = *rendezvous->store;
     // A group made again under the same name meets under a new prefix.
-    int64_t generation = store->add(str_cat("kiln/", o.name, "/made/", o.rank), 1);
+    int64_t generation = store.add(str_cat("kiln/", o.name, "/made/", o.rank), 1);
     std::string prefix = str_cat("kiln/", o.name, "/", generation, "/");
-    std::unique_ptr<ProcessGroup> group(new ProcessGroup(o, std::move(server), std::move(store), prefix));
+    std::unique_ptr<ProcessGroup> group(new ProcessGroup(o, std::move(rendezvous), prefix));
     group->backend_ = make_backend(o, *group->store_, prefix);
     group->worker_ = std::make_unique<Worker>();
     return group;
@@ -77,9 +63,9 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Runtime& rt, const ProcessGro
   }
 }
 
-ProcessGroup::ProcessGroup(const ProcessGroupOptions& options, std::unique_ptr<TcpStoreServer> server,
-                           std::shared_ptr<Store> store, std::string prefix)
-    : options_(options), server_(std::move(server)), store_(std::move(store)), prefix_(std::move(prefix)) {}
+ProcessGroup::ProcessGroup(const ProcessGroupOptions& options, std::shared_ptr<Rendezvous> rendezvous,
+                           std::string prefix)
+    : options_(options), rendezvous_(std::move(rendezvous)), store_(rendezvous_->store), prefix_(std::move(prefix)) {}
 
 ProcessGroup::~ProcessGroup() {
   worker_.reset();
@@ -88,7 +74,7 @@ ProcessGroup::~ProcessGroup() {
   if (!met) return;
   try {
     store_->set(str_cat(prefix_, "left/", rank()), "1");
-    if (server_) {
+    if (rendezvous_->server) {
       // Serve the store until every other rank has left or died.
       auto deadline = std::chrono::steady_clock::now() + kLeaveWait;
       for (int r = 1; r < size(); ++r) {
@@ -103,7 +89,7 @@ ProcessGroup::~ProcessGroup() {
     // Leaving is best effort: with the store gone there is nobody to tell.
   }
   store_.reset();
-  server_.reset();
+  rendezvous_.reset();
 }
 
 void ProcessGroup::check_tensor(const Tensor& t, const char* op, const char* what) const {

@@ -97,12 +97,14 @@ struct ProcessGroupOptions {
 };
 
 class Backend;
+struct Rendezvous;
 
 class ProcessGroup {
  public:
   // Meets the other ranks: rank 0 serves the store at master_addr:master_port,
-  // every rank connects to it, then the backend connects the ranks. A group
-  // of one rank serves its store on any free port (it has nobody to meet).
+  // every rank connects to it, then the backend connects the ranks. The
+  // runtime's groups of one job share the store (and rank 0's server); a
+  // group of one rank serves its own on any free port (it meets nobody).
   static std::unique_ptr<ProcessGroup> create(Runtime& rt, const ProcessGroupOptions& options);
 
   // Stops the group's thread (operations still queued fail), then leaves:
@@ -135,8 +137,7 @@ class ProcessGroup {
 
  private:
   class Worker;
-  ProcessGroup(const ProcessGroupOptions& options, std::unique_ptr<TcpStoreServer> server,
-               std::shared_ptr<Store> store, std::string prefix);
+  ProcessGroup(const ProcessGroupOptions& options, std::shared_ptr<Rendezvous> rendezvous, std::string prefix);
   void check_tensor(const Tensor& t, const char* op, const char* what) const;
   void check_peer(int peer, const char* op, const char* what) const;
   std::shared_ptr<Work> enqueue(std::string what, std::function<void(uint32_t seq)> run);
@@ -146,7 +147,7 @@ class ProcessGroup {
   std::exception_ptr remember_failure(std::exception_ptr error);
 
   ProcessGroupOptions options_;
-  std::unique_ptr<TcpStoreServer> server_;  // rank 0 only
+  std::shared_ptr<Rendezvous> rendezvous_;  // shared by the runtime's groups of one job
   std::shared_ptr<Store> store_;
   std::string prefix_;  // "kiln/<name>/<n>/" in the store, n counting this process's groups of that name
   std::unique_ptr<Backend> backend_;
