@@ -17,6 +17,7 @@ namespace kiln::elementwise {
 template <class... T> struct TypeList {};
 using FloatTypes = TypeList<float, double, Half, BFloat16>;
 using ArithmeticTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t>;
+using NumericTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t, uint8_t>;
 using AllTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t, uint8_t, bool>;
 
 // Sets op's CPU kernel for each listed element type T to make.operator()<T>(),
