@@ -1,7 +1,8 @@
 // Element-wise kernels on cuda:0 against the CPU: unary ops and their
-// backward ops, binary ops with broadcasting, scalar ops, where, cast,
-// creation ops, and the random ops and dropout, which must draw the same
-// Philox words as the CPU. Skipped with the reason without a GPU.
+// backward ops (edge values and integers are in
+// test_cuda_elementwise_math.cpp), binary ops with broadcasting, scalar ops,
+// where, cast, creation ops, and the random ops and dropout, which must draw
+// the same Philox words as the CPU. Skipped with the reason without a GPU.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <tuple>
@@ -39,6 +40,12 @@ TEST_CASE("unary ops and their backward ops on cuda:0 match the CPU", "[gpu][ele
       {"exp", {}, -3, 3},         {"log", {}, 0.1, 4},           {"sqrt", {}, 0.1, 4},
       {"pow", {{"exponent", 2.5}}, 0.1, 3},                      {"clamp", {{"min", -0.5}, {"max", 0.75}}, -2, 2},
       {"clamp", {{"min", -0.5}}, -2, 2},
+      {"softplus", {}, -3, 3},    {"softplus", {{"beta", 2.0}, {"threshold", 3.0}}, -3, 3},
+      {"hardswish", {}, -5, 5},   {"mish", {}, -3, 3},           {"abs", {}, -3, 3},
+      {"sign", {}, -3, 3},        {"floor", {}, -3, 3},          {"ceil", {}, -3, 3},
+      {"round", {}, -3, 3},       {"trunc", {}, -3, 3},          {"sin", {}, -4, 4},
+      {"cos", {}, -4, 4},         {"rsqrt", {}, 0.1, 4},         {"erf", {}, -3, 3},
+      {"log1p", {}, -0.9, 3},     {"expm1", {}, -3, 3},
   };
   for (const UnaryCase& u : cases) {
     const Attrs attrs = rt.op(u.op).make_attrs(u.attrs);

@@ -8,9 +8,10 @@
 // Where oneDNN has the function, the formulas follow its definition so that
 // every dtype and device agrees, down to conventions at kinks (relu'(0) =
 // slope, clamp passes the gradient on (min, max]); where oneDNN's derivative
-// departs from PyTorch's, f32 backward runs the formula instead. Elsewhere
-// the formulas follow PyTorch's. A new function is a struct here and an
-// entry in UnaryFunctions.
+// departs from PyTorch's (hardswish at ±3, abs at NaN), f32 backward runs the
+// formula instead. Elsewhere the formulas follow PyTorch's, NaN rules
+// included (NaN in, NaN out; sign(NaN) is NaN). A new function is a struct
+// here and an entry in UnaryFunctions.
 #pragma once
 
 #include <oneapi/dnnl/dnnl_types.h>
@@ -62,6 +63,11 @@ struct UnaryFunction {
 };
 
 template <class A> KILN_HOST_DEVICE inline A logistic(A x) { return A(1) / (A(1) + std::exp(-x)); }
+
+// log(1 + exp(x)) as PyTorch computes it (softplus, mish).
+template <class A> KILN_HOST_DEVICE inline A log1p_exp(A x) { return std::log1p(std::exp(x)); }
+
+// ---- activations and powers -------------------------------------------------------
 
 struct Neg : UnaryFunction {
   static constexpr const char* name = "neg";
@@ -130,6 +136,55 @@ struct Silu : UnaryFunction {
   template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) {
     const A s = logistic(x);
     return s * (A(1) + x * (A(1) - s));
+  }
+};
+
+// softplus(x) = log(1 + exp(beta * x)) / beta, and x itself where beta * x
+// exceeds threshold (torch.nn.functional.softplus). alpha: beta, beta:
+// threshold. No oneDNN: its soft_relu (2.6) loses the negative tail
+// (softplus(-20) comes out -1.9e-6, softplus(-15) 0).
+struct Softplus : UnaryFunction {
+  static constexpr const char* name = "softplus";
+  static std::vector<AttrSpec> attrs() { return {attr_real("beta", 1.0), attr_real("threshold", 20.0)}; }
+  static UnaryParams params(const OpDef& op, const Attrs& a) {
+    return {op.attr_real(a, "beta"), op.attr_real(a, "threshold")};
+  }
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams& p) {
+    const A scaled = x * A(p.alpha);
+    return scaled > A(p.beta) ? x : log1p_exp(scaled) / A(p.alpha);
+  }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams& p) {
+    const A scaled = x * A(p.alpha);
+    return scaled > A(p.beta) ? A(1) : logistic(scaled);
+  }
+};
+
+// x * relu6(x + 3) / 6, NaN for NaN and -inf as in PyTorch. oneDNN 2
+// ignores alpha and beta; later versions read them as the slope 1/6 and the
+// shift 1/2. Its derivative is 0 at -3 and 1 at 3, where PyTorch's middle
+// piece x / 3 + 1/2 holds on [-3, 3]: f32 backward runs the formula.
+struct Hardswish : UnaryFunction {
+  static constexpr const char* name = "hardswish";
+  static constexpr bool onednn_backward = false;
+  static UnaryParams params(const OpDef&, const Attrs&) { return {1.0 / 6.0, 0.5}; }
+  static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_hardswish; }
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) {
+    const A shifted = x + A(3);
+    return x * (shifted < A(0) ? A(0) : shifted > A(6) ? A(6) : shifted) / A(6);
+  }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) {
+    return x < A(-3) ? A(0) : x <= A(3) ? x / A(3) + A(0.5) : A(1);
+  }
+};
+
+// x * tanh(softplus(x)).
+struct Mish : UnaryFunction {
+  static constexpr const char* name = "mish";
+  static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_mish; }
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return x * std::tanh(log1p_exp(x)); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) {
+    const A t = std::tanh(log1p_exp(x));
+    return t + x * logistic(x) * (A(1) - t * t);
   }
 };
 
@@ -208,10 +263,119 @@ struct Clamp : UnaryFunction {
   }
 };
 
+// ---- rounding, signs and elementary functions ------------------------------------
+
+// -1, 0 or 1 for a floating x, and x itself when it is NaN.
+template <class A> KILN_HOST_DEVICE inline A signum(A x) {
+  return x > A(0) ? A(1) : x < A(0) ? A(-1) : x == A(0) ? A(0) : x;
+}
+
+// |x|; integers too (the most negative value stays itself, as in PyTorch),
+// and -0 gives +0. The derivative is sign(x), NaN for NaN, where oneDNN's
+// is 1: f32 backward runs the formula.
+struct Abs : UnaryFunction {
+  static constexpr const char* name = "abs";
+  static constexpr Domain domain = Domain::numeric;
+  static constexpr bool onednn_backward = false;
+  static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_abs; }
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) {
+    if constexpr (std::is_unsigned_v<A>) {
+      return x;
+    } else if constexpr (std::is_integral_v<A>) {
+      using U = std::make_unsigned_t<A>;
+      return x < A(0) ? A(U(0) - U(x)) : x;  // wraps instead of overflowing
+    } else {
+      return std::abs(x);
+    }
+  }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return signum(x); }
+};
+
+// -1, 0 or 1; NaN stays NaN; bool and unsigned integers give 0 or 1.
+struct Sign : UnaryFunction {
+  static constexpr const char* name = "sign";
+  static constexpr Domain domain = Domain::all;
+  static constexpr Gradient gradient = Gradient::zero;
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) {
+    if constexpr (std::is_unsigned_v<A>) return A(x != A(0));  // bool included
+    else if constexpr (std::is_integral_v<A>) return A(int(x > A(0)) - int(x < A(0)));
+    else return signum(x);
+  }
+};
+
+struct Floor : UnaryFunction {
+  static constexpr const char* name = "floor";
+  static constexpr Gradient gradient = Gradient::zero;
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::floor(x); }
+};
+
+struct Ceil : UnaryFunction {
+  static constexpr const char* name = "ceil";
+  static constexpr Gradient gradient = Gradient::zero;
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::ceil(x); }
+};
+
+// Half-way cases go to the even neighbour (torch.round, oneDNN's round):
+// nearbyint in the default rounding mode.
+struct Round : UnaryFunction {
+  static constexpr const char* name = "round";
+  static constexpr Gradient gradient = Gradient::zero;
+  static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_round; }
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::nearbyint(x); }
+};
+
+struct Trunc : UnaryFunction {
+  static constexpr const char* name = "trunc";
+  static constexpr Gradient gradient = Gradient::zero;
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::trunc(x); }
+};
+
+struct Sin : UnaryFunction {
+  static constexpr const char* name = "sin";
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::sin(x); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return std::cos(x); }
+};
+
+struct Cos : UnaryFunction {
+  static constexpr const char* name = "cos";
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::cos(x); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return -std::sin(x); }
+};
+
+struct Rsqrt : UnaryFunction {
+  static constexpr const char* name = "rsqrt";
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return A(1) / std::sqrt(x); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) {
+    return A(-0.5) / (x * std::sqrt(x));
+  }
+};
+
+struct Erf : UnaryFunction {
+  static constexpr const char* name = "erf";
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::erf(x); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) {
+    return A(std::numbers::inv_sqrtpi * 2) * std::exp(-x * x);
+  }
+};
+
+struct Log1p : UnaryFunction {
+  static constexpr const char* name = "log1p";
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::log1p(x); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return A(1) / (A(1) + x); }
+};
+
+struct Expm1 : UnaryFunction {
+  static constexpr const char* name = "expm1";
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::expm1(x); }
+  template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return std::exp(x); }
+};
+
 template <class... Fn> struct FunctionList {};
 
 // Every unary function; unary_ops.cpp registers an op (and a backward op)
 // for each, unary.cu adds their CUDA kernels.
-using UnaryFunctions = FunctionList<Neg, Relu, LeakyRelu, Gelu, Silu, Tanh, Sigmoid, Exp, Log, Sqrt, Pow, Clamp>;
+using UnaryFunctions = FunctionList<Neg, Relu, LeakyRelu, Gelu, Silu, Softplus, Hardswish, Mish, Tanh, Sigmoid, Exp,
+                                    Log, Sqrt, Pow, Clamp, Abs, Sign, Floor, Ceil, Round, Trunc, Sin, Cos, Rsqrt, Erf,
+                                    Log1p, Expm1>;
 
 }  // namespace kiln::elementwise

@@ -1,0 +1,76 @@
+// The element-wise math ops on cuda:0 against the CPU where the CPU tests
+// check them against references (tests/unit/ops/elementwise): unary
+// functions and their derivatives at edge values (±0, half-way points,
+// thresholds, ±inf, NaN), and integer abs and sign. Skipped with the reason
+// without a GPU.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "device_test_support.hpp"
+#include "gpu_reference.hpp"
+#include "support/gradcheck.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+namespace {
+
+constexpr DType kFloatTypes[] = {DType::f32, DType::f64, DType::f16, DType::bf16};
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const std::vector<double> kEdges = {0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.5, 3, -3, 4, -4, 17, 20, 20.5,
+                                    25,  -20,  -30, 100, -100, 1e-6, 1e30, -1e30, kInf, -kInf, kNaN};
+// Derivatives at finite, moderate edges only: past them the f32 CPU kernels
+// that run on oneDNN (mish) give other non-finite or saturated values than
+// the formula (mish'(1e30): inf against 1).
+const std::vector<double> kBackwardEdges = {0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.5, 3,   -3,  4,
+                                            -4,  17,   20,  20.5, 25,  -20,  -30, 100, -100, 1e-6};
+
+}  // namespace
+
+TEST_CASE("unary functions and derivatives on cuda:0 match the CPU at edge values", "[gpu][elementwise]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const std::pair<const char*, std::vector<std::pair<std::string_view, AttrValue>>> cases[] = {
+      {"abs", {}},   {"sign", {}},  {"floor", {}}, {"ceil", {}},      {"round", {}},
+      {"trunc", {}}, {"sin", {}},   {"cos", {}},   {"rsqrt", {}},     {"erf", {}},
+      {"log1p", {}}, {"expm1", {}}, {"mish", {}},  {"hardswish", {}}, {"softplus", {}},
+      {"softplus", {{"beta", 2.0}, {"threshold", 5.0}}},
+  };
+  const Shape shape{int64_t(kEdges.size())}, backward_shape{int64_t(kBackwardEdges.size())};
+  for (const auto& [name, named] : cases) {
+    const Attrs attrs = rt.op(name).make_attrs(named);
+    const std::string backward = std::string(name) + "_backward";
+    const bool has_backward = rt.registry().find(backward) != nullptr;
+    for (DType t : kFloatTypes) {
+      INFO(name << " in " << dtype_name(t));
+      const Tensor x = make_tensor(rt, shape, kEdges, t);
+      require_op_matches_cpu(rt, name, {x}, attrs);
+      if (!has_backward) continue;
+      const Tensor moderate = make_tensor(rt, backward_shape, kBackwardEdges, t);
+      require_op_matches_cpu(rt, backward, {rt.full(backward_shape, 1.0, t), moderate}, attrs);
+    }
+  }
+}
+
+TEST_CASE("abs and sign on cuda:0 take integers and bool like the CPU", "[gpu][elementwise]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const double i32_min = double(std::numeric_limits<int32_t>::min());
+  const std::pair<DType, std::vector<double>> inputs[] = {
+      {DType::i32, {i32_min, -7, 0, 1, 9}},
+      {DType::i64, {-5e12, -1, 0, 3, 1}},
+      {DType::u8, {0, 3, 255, 1, 2}},
+  };
+  for (const auto& [t, vals] : inputs) {
+    INFO(dtype_name(t));
+    const Tensor x = make_tensor(rt, {5}, vals, t);
+    require_op_matches_cpu(rt, "abs", {x}, rt.op("abs").default_attrs());
+    require_op_matches_cpu(rt, "sign", {x}, rt.op("sign").default_attrs());
+  }
+  require_op_matches_cpu(rt, "sign", {make_tensor(rt, {3}, {0, 1, 1}, DType::boolean)},
+                         rt.op("sign").default_attrs());
+}
