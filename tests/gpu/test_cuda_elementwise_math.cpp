@@ -1,8 +1,8 @@
 // The element-wise math ops on cuda:0 against the CPU where the CPU tests
 // check them against references (tests/unit/ops/elementwise): unary
 // functions and their derivatives at edge values (±0, half-way points,
-// thresholds, ±inf, NaN), and integer abs and sign. Skipped with the reason
-// without a GPU.
+// thresholds, ±inf, NaN), integer abs and sign, and comparisons and
+// logical ops in every dtype. Skipped with the reason without a GPU.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -73,4 +73,34 @@ TEST_CASE("abs and sign on cuda:0 take integers and bool like the CPU", "[gpu][e
   }
   require_op_matches_cpu(rt, "sign", {make_tensor(rt, {3}, {0, 1, 1}, DType::boolean)},
                          rt.op("sign").default_attrs());
+}
+
+TEST_CASE("comparisons and logical ops on cuda:0 match the CPU in every dtype", "[gpu][elementwise]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const std::pair<Shape, Shape> shapes[] = {{{4099}, {4099}}, {{3, 1, 5}, {4, 5}}, {{257}, {1}}, {{}, {2, 3}}};
+  for (DType t : kAllDTypes) {
+    for (const auto& [sa, sb] : shapes) {
+      // Few distinct values, so that equal pairs occur.
+      const Tensor a = rt.call1("round", {random_tensor(rt, sa, DType::f32, 0, 3, 1)});
+      const Tensor b = rt.call1("round", {random_tensor(rt, sb, DType::f32, 0, 3, 2)});
+      const Tensor ta = rt.call1("cast", {a}, {{"dtype", t}}), tb = rt.call1("cast", {b}, {{"dtype", t}});
+      for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}) {
+        INFO(op << " in " << dtype_name(t) << ": " << to_string(sa) << " and " << to_string(sb));
+        require_op_matches_cpu(rt, op, {ta, tb}, rt.op(op).default_attrs());
+      }
+      INFO("logical_not in " << dtype_name(t));
+      require_op_matches_cpu(rt, "logical_not", {ta}, rt.op("logical_not").default_attrs());
+    }
+  }
+  const std::vector<double> a = {kNaN, kNaN, 1, kInf, -kInf, -0.0, 1};
+  const std::vector<double> b = {kNaN, 1, kNaN, kInf, kInf, 0.0, 2};
+  for (DType t : kFloatTypes) {
+    const Tensor ta = make_tensor(rt, {7}, a, t), tb = make_tensor(rt, {7}, b, t);
+    for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}) {
+      INFO(op << " with NaN in " << dtype_name(t));
+      require_op_matches_cpu(rt, op, {ta, tb}, rt.op(op).default_attrs());
+    }
+    require_op_matches_cpu(rt, "logical_not", {ta}, rt.op("logical_not").default_attrs());
+  }
 }

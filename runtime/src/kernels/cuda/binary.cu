@@ -1,9 +1,11 @@
 // add, sub, mul and div with broadcasting (operands in any layout), and
-// add_scalar / mul_scalar, on a GPU. Integers compute in their own type,
-// floating types in float (double for f64), as on the CPU.
+// add_scalar / mul_scalar, on a GPU, with the CPU's element functions
+// (ops/elementwise/binary_functions.hpp). Integers compute in their own
+// type, floating types in float (double for f64), as on the CPU.
 #include "cuda_kernels.hpp"
 #include "element.cuh"
 #include "map.cuh"
+#include "../../ops/elementwise/binary_functions.hpp"
 
 namespace kiln {
 namespace {
@@ -11,19 +13,7 @@ namespace {
 using cuda::from_math;
 using cuda::math_t;
 using cuda::to_math;
-
-struct AddFn {
-  template <class A> __device__ A operator()(A x, A y) const { return x + y; }
-};
-struct SubFn {
-  template <class A> __device__ A operator()(A x, A y) const { return x - y; }
-};
-struct MulFn {
-  template <class A> __device__ A operator()(A x, A y) const { return x * y; }
-};
-struct DivFn {
-  template <class A> __device__ A operator()(A x, A y) const { return x / y; }
-};
+namespace ew = elementwise;
 
 template <class Fn, class T>
 struct Binary {
@@ -57,12 +47,12 @@ struct ScalarKernels {
 }  // namespace
 
 void register_cuda_binary_kernels(OpRegistry& r) {
-  cuda::set_kernels<BinaryKernels<AddFn>>(r, "add", cuda::ArithmeticTypes{});
-  cuda::set_kernels<BinaryKernels<SubFn>>(r, "sub", cuda::ArithmeticTypes{});
-  cuda::set_kernels<BinaryKernels<MulFn>>(r, "mul", cuda::ArithmeticTypes{});
-  cuda::set_kernels<BinaryKernels<DivFn>>(r, "div", cuda::FloatTypes{});
-  cuda::set_kernels<ScalarKernels<AddFn>>(r, "add_scalar", cuda::ArithmeticTypes{});
-  cuda::set_kernels<ScalarKernels<MulFn>>(r, "mul_scalar", cuda::ArithmeticTypes{});
+  cuda::set_kernels<BinaryKernels<ew::AddFn>>(r, "add", cuda::ArithmeticTypes{});
+  cuda::set_kernels<BinaryKernels<ew::SubFn>>(r, "sub", cuda::ArithmeticTypes{});
+  cuda::set_kernels<BinaryKernels<ew::MulFn>>(r, "mul", cuda::ArithmeticTypes{});
+  cuda::set_kernels<BinaryKernels<ew::DivFn>>(r, "div", cuda::FloatTypes{});
+  cuda::set_kernels<ScalarKernels<ew::AddFn>>(r, "add_scalar", cuda::ArithmeticTypes{});
+  cuda::set_kernels<ScalarKernels<ew::MulFn>>(r, "mul_scalar", cuda::ArithmeticTypes{});
 }
 
 }  // namespace kiln

@@ -1,84 +1,19 @@
-// add, sub, mul, div with NumPy broadcasting, and add_scalar / mul_scalar.
-// The kernels read their operands in any layout: equal dense shapes and a
-// one-element operand take flat loops the compiler vectorises; everything
-// else walks broadcast strides. Small tensors run inline with no allocation,
-// since `add` on tiny tensors sits on the autograd accumulation path.
-#include "elementwise_common.hpp"
+// add, sub, mul, div with NumPy broadcasting (binary_map.hpp), and
+// add_scalar / mul_scalar.
+#include "binary_functions.hpp"
+#include "binary_map.hpp"
 
 namespace kiln::elementwise {
 namespace {
 
-struct AddFn {
-  template <class A> A operator()(A x, A y) const { return x + y; }
-};
-struct SubFn {
-  template <class A> A operator()(A x, A y) const { return x - y; }
-};
-struct MulFn {
-  template <class A> A operator()(A x, A y) const { return x * y; }
-};
-struct DivFn {
-  template <class A> A operator()(A x, A y) const { return x / y; }
-};
-
-// out[i] = fn(in[i], s) over a dense input: the loop shared by a one-element
-// operand of a binary op and by the *_scalar ops. `scalar_first` swaps the
-// operands (a one-element left operand of sub or div).
-template <class T, class Fn, bool scalar_first>
-void scalar_loop(Runtime& rt, const T* in, math_t<T> s, T* out, int64_t n) {
-  for_range(rt, n, [=](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const math_t<T> x = load_math(in[i]);
-      out[i] = store_math<T>(scalar_first ? Fn{}(s, x) : Fn{}(x, s));
-    }
-  });
-}
-
-template <class T, class Fn>
-void binary_kernel(const KernelCall& c) {
-  const Tensor& a = c.inputs[0];
-  const Tensor& b = c.inputs[1];
-  Tensor& out = c.outputs[0];
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  T* po = out.data<T>();
-  const int64_t n = out.numel();
-  // Equal element counts and dense layouts put operands and output in the
-  // same row-major order, whatever leading 1s the shapes carry.
-  const bool a_dense = a.numel() == n && a.is_contiguous();
-  const bool b_dense = b.numel() == n && b.is_contiguous();
-  if (a_dense && b_dense) {
-    for_range(c.runtime, n, [=](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) po[i] = store_math<T>(Fn{}(load_math(pa[i]), load_math(pb[i])));
-    });
-  } else if (a_dense && b.numel() == 1) {
-    scalar_loop<T, Fn, false>(c.runtime, pa, load_math(pb[0]), po, n);
-  } else if (b_dense && a.numel() == 1) {
-    scalar_loop<T, Fn, true>(c.runtime, pb, load_math(pa[0]), po, n);
-  } else {
-    const Shape& shape = out.shape();
-    const std::array<Shape, 2> strides{cpu::broadcast_strides(a.shape(), a.strides(), shape),
-                                       cpu::broadcast_strides(b.shape(), b.strides(), shape)};
-    for_range(c.runtime, n, [&](int64_t begin, int64_t end) {
-      for_each_offsets<2>(shape, strides, begin, end, [&](int64_t i, const std::array<int64_t, 2>& off) {
-        po[i] = store_math<T>(Fn{}(load_math(pa[off[0]]), load_math(pb[off[1]])));
-      });
-    });
-  }
-}
-
 template <class T, class Fn>
 void scalar_op_kernel(const KernelCall& c) {
   const double value = c.op.attr_real(c.attrs, "value");
-  scalar_loop<T, Fn, false>(c.runtime, c.inputs[0].data<T>(), static_cast<math_t<T>>(value), c.outputs[0].data<T>(),
-                            c.outputs[0].numel());
+  scalar_loop<T, T, false>(c.runtime, c.inputs[0].data<T>(), static_cast<math_t<T>>(value), c.outputs[0].data<T>(),
+                           c.outputs[0].numel(), Fn{});
 }
 
-void binary_infer(InferCall& c) {
-  check_same_dtype(c);
-  c.outputs.push_back(
-      {broadcast_shapes(c.inputs[0].shape(), c.inputs[1].shape(), c.op.name.c_str()), c.inputs[0].dtype(), c.device});
-}
+void binary_infer(InferCall& c) { c.outputs.push_back({binary_shape(c), c.inputs[0].dtype(), c.device}); }
 
 void same_as_input_infer(InferCall& c) {
   c.outputs.push_back({c.inputs[0].shape(), c.inputs[0].dtype(), c.device});
@@ -129,8 +64,12 @@ std::vector<Tensor> mul_scalar_backward(const BackwardCall& c) {
   return {c.runtime.call1(c.op, {c.grad_outputs[0]}, c.attrs)};
 }
 
+// The kernel maker of a binary op computing Fn, for set_cpu_kernels.
 template <class Fn>
-OpDef binary_op(std::string name, BackwardFn backward, bool integers, bool backward_reads_inputs) {
+constexpr auto kernel_of = []<class T>() -> KernelFn { return binary_kernel<T, T, Fn>; };
+
+template <class Types, class Make>
+OpDef binary_op(std::string name, BackwardFn backward, bool backward_reads_inputs, Make make) {
   OpDef op;
   op.name = std::move(name);
   op.inputs = {{"a"}, {"b"}};
@@ -139,9 +78,7 @@ OpDef binary_op(std::string name, BackwardFn backward, bool integers, bool backw
   op.accepts_strided = true;
   op.saves_outputs = false;
   op.saves_inputs = backward_reads_inputs;  // add and sub need only the shapes
-  const auto kernel = []<class T>() -> KernelFn { return binary_kernel<T, Fn>; };
-  if (integers) set_cpu_kernels(op, ArithmeticTypes{}, kernel);
-  else set_cpu_kernels(op, FloatTypes{}, kernel);
+  set_cpu_kernels(op, Types{}, make);
   return op;
 }
 
@@ -161,10 +98,10 @@ OpDef scalar_op(std::string name, BackwardFn backward) {
 }  // namespace
 
 void register_binary_ops(OpRegistry& r) {
-  r.add(binary_op<AddFn>("add", add_backward, true, false));
-  r.add(binary_op<SubFn>("sub", sub_backward, true, false));
-  r.add(binary_op<MulFn>("mul", mul_backward, true, true));
-  r.add(binary_op<DivFn>("div", div_backward, false, true));
+  r.add(binary_op<ArithmeticTypes>("add", add_backward, false, kernel_of<AddFn>));
+  r.add(binary_op<ArithmeticTypes>("sub", sub_backward, false, kernel_of<SubFn>));
+  r.add(binary_op<ArithmeticTypes>("mul", mul_backward, true, kernel_of<MulFn>));
+  r.add(binary_op<FloatTypes>("div", div_backward, true, kernel_of<DivFn>));
   r.add(scalar_op<AddFn>("add_scalar", add_scalar_backward));
   r.add(scalar_op<MulFn>("mul_scalar", mul_scalar_backward));
 }

@@ -91,6 +91,8 @@ void for_each_offsets(const Shape& shape, const std::array<Shape, N>& strides, i
 
 // Registration of each file's ops; register_elementwise_ops calls them all.
 void register_binary_ops(OpRegistry& r);
+void register_compare_ops(OpRegistry& r);
+void register_logical_ops(OpRegistry& r);
 void register_unary_ops(OpRegistry& r);
 void register_where_op(OpRegistry& r);
 void register_cast_op(OpRegistry& r);
