@@ -1,8 +1,9 @@
 // Element-wise kernels on cuda:0 against the CPU: unary ops and their
-// backward ops (edge values and integers are in
-// test_cuda_elementwise_math.cpp), binary ops with broadcasting, scalar ops,
-// where, cast, creation ops, and the random ops and dropout, which must draw
-// the same Philox words as the CPU. Skipped with the reason without a GPU.
+// backward ops, binary ops with broadcasting (minimum, maximum and remainder
+// too; edge values, integers and comparisons are in
+// test_cuda_elementwise_math.cpp), scalar ops, where, cast, creation ops,
+// and the random ops and dropout, which must draw the same Philox words as
+// the CPU. Skipped with the reason without a GPU.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <tuple>
@@ -75,7 +76,7 @@ TEST_CASE("binary ops on cuda:0 broadcast like the CPU, with gradients summed ba
       {{257}, {1}},            // a one-element operand
       {{}, {2, 3}},            // a scalar operand
   };
-  for (const char* op : {"add", "sub", "mul", "div"}) {
+  for (const char* op : {"add", "sub", "mul", "div", "minimum", "maximum", "remainder"}) {
     for (DType t : kFloatTypes) {
       for (const auto& [sa, sb] : shapes) {
         INFO(op << " in " << dtype_name(t) << ": " << to_string(sa) << " and " << to_string(sb));
@@ -96,7 +97,7 @@ TEST_CASE("binary ops on cuda:0 broadcast like the CPU, with gradients summed ba
           {a, b});
     }
   }
-  for (const char* op : {"add", "sub", "mul"}) {
+  for (const char* op : {"add", "sub", "mul", "minimum", "maximum"}) {
     for (DType t : {DType::i32, DType::i64}) {
       INFO(op << " in " << dtype_name(t));
       require_op_matches_cpu(rt, op, {random_tensor(rt, {4, 6}, t, -50, 50, 5), random_tensor(rt, {6}, t, -50, 50, 6)},

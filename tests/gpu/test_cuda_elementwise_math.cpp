@@ -1,8 +1,9 @@
 // The element-wise math ops on cuda:0 against the CPU where the CPU tests
 // check them against references (tests/unit/ops/elementwise): unary
 // functions and their derivatives at edge values (±0, half-way points,
-// thresholds, ±inf, NaN), integer abs and sign, and comparisons and
-// logical ops in every dtype. Skipped with the reason without a GPU.
+// thresholds, ±inf, NaN), integer abs and sign, comparisons and logical ops
+// in every dtype, minimum and maximum with NaN and ties, and integer
+// remainder with its zero-divisor error. Skipped with the reason without a GPU.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -102,5 +103,47 @@ TEST_CASE("comparisons and logical ops on cuda:0 match the CPU in every dtype", 
       require_op_matches_cpu(rt, op, {ta, tb}, rt.op(op).default_attrs());
     }
     require_op_matches_cpu(rt, "logical_not", {ta}, rt.op("logical_not").default_attrs());
+  }
+}
+
+TEST_CASE("minimum and maximum on cuda:0 propagate NaN and split ties like the CPU", "[gpu][elementwise]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const std::vector<double> a = {kNaN, 1, kNaN, -kInf, 2, -0.0, 3, 3};
+  const std::vector<double> b = {1, kNaN, kNaN, 3, kInf, 0.0, 3, 1};
+  for (DType t : kFloatTypes) {
+    const Tensor ta = make_tensor(rt, {8}, a, t), tb = make_tensor(rt, {8}, b, t);
+    for (const char* op : {"minimum", "maximum"}) {
+      INFO(op << " in " << dtype_name(t));
+      require_op_matches_cpu(rt, op, {ta, tb}, rt.op(op).default_attrs());
+      // Ties in a broadcast: gradients in halves, summed back to b's shape.
+      const Tensor x = make_tensor(rt, {2, 3}, {1, 2, 3, 2, 2, 0}, t), y = make_tensor(rt, {3}, {2, 2, 1}, t);
+      require_grads_match_cpu(rt, op_fn(rt, op, rt.op(op).default_attrs()), {x, y});
+    }
+  }
+  const Tensor p = make_tensor(rt, {4}, {0, 0, 1, 1}, DType::boolean), q = make_tensor(rt, {4}, {0, 1, 0, 1}, DType::boolean);
+  for (const char* op : {"minimum", "maximum"}) require_op_matches_cpu(rt, op, {p, q}, rt.op(op).default_attrs());
+}
+
+TEST_CASE("remainder on cuda:0 follows the divisor's sign and refuses an integer zero divisor",
+          "[gpu][elementwise]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const std::vector<double> a = {-7, 7, -7, 7, 7.5, -7.5, 0, 5, -1, 1, kInf, 3};
+  const std::vector<double> b = {3, -3, -3, 3, 2, 2, -2, 0, kInf, -kInf, 2, kNaN};
+  for (DType t : kFloatTypes) {
+    INFO(dtype_name(t));
+    require_op_matches_cpu(rt, "remainder", {make_tensor(rt, {12}, a, t), make_tensor(rt, {12}, b, t)},
+                           rt.op("remainder").default_attrs());
+  }
+  const double i32_min = double(std::numeric_limits<int32_t>::min());
+  for (DType t : {DType::i32, DType::i64}) {
+    INFO(dtype_name(t));
+    const Tensor x = make_tensor(rt, {2, 4}, {-7, 7, -7, 7, 0, -8, i32_min, 9}, t);
+    const Tensor y = make_tensor(rt, {4}, {3, -3, -1, 4}, t);
+    require_op_matches_cpu(rt, "remainder", {x, y}, rt.op("remainder").default_attrs());
+    const Tensor zero = to_device(rt, make_tensor(rt, {4}, {3, 0, 1, 2}, t), kGpu);
+    require_error([&] { rt.call1("remainder", {to_device(rt, x, kGpu), zero}); }, Status::invalid_argument,
+                  {"op 'remainder'", "division by zero"});
   }
 }

@@ -1,5 +1,7 @@
-// add, sub, mul, div with NumPy broadcasting (binary_map.hpp), and
-// add_scalar / mul_scalar.
+// add, sub, mul, div, minimum, maximum and remainder with NumPy
+// broadcasting (binary_map.hpp), and add_scalar / mul_scalar.
+#include <algorithm>
+
 #include "binary_functions.hpp"
 #include "binary_map.hpp"
 
@@ -11,6 +13,20 @@ void scalar_op_kernel(const KernelCall& c) {
   const double value = c.op.attr_real(c.attrs, "value");
   scalar_loop<T, T, false>(c.runtime, c.inputs[0].data<T>(), static_cast<math_t<T>>(value), c.outputs[0].data<T>(),
                            c.outputs[0].numel(), Fn{});
+}
+
+// An integer divisor must have no zero (PyTorch raises there too); floating
+// ones give NaN.
+template <class T>
+void remainder_kernel(const KernelCall& c) {
+  if constexpr (std::is_integral_v<T>) {
+    const Tensor divisor = c.runtime.contiguous(c.inputs[1]);
+    const T* p = divisor.data<T>();
+    const int64_t n = divisor.numel();
+    KILN_CHECK(std::find(p, p + n, T(0)) == p + n, Status::invalid_argument, "op '", c.op.name,
+               "': integer division by zero (the divisor b ", to_string(divisor.shape()), " has a zero element)");
+  }
+  binary_kernel<T, T, RemainderFn>(c);
 }
 
 void binary_infer(InferCall& c) { c.outputs.push_back({binary_shape(c), c.inputs[0].dtype(), c.device}); }
@@ -58,6 +74,41 @@ std::vector<Tensor> div_backward(const BackwardCall& c) {
   return {c.needs_input_grad[0] ? grad_for(c, 0, g_over_b) : Tensor(), grad_b};
 }
 
+// torch.maximum and torch.minimum: the gradient goes to the operand chosen,
+// in halves to both at ties, and whole to both where a NaN is involved (no
+// comparison holds there). Operand a gets none where `a_loses`(a, b) holds,
+// b none where `b_loses`(a, b) does.
+std::vector<Tensor> choice_backward(const BackwardCall& c, const char* a_loses, const char* b_loses) {
+  Runtime& rt = c.runtime;
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const Tensor& g = c.grad_outputs[0];
+  const OpDef& where = rt.op("where");
+  const Attrs attrs = where.default_attrs();
+  const Tensor half = rt.call1("mul_scalar", {g}, {{"value", 0.5}});
+  const Tensor shared = rt.call1(where, {rt.call1("eq", {a, b}), half, g}, attrs);
+  const Tensor zero = rt.full({}, 0.0, g.dtype(), g.device());
+  std::vector<Tensor> grads(2);
+  if (c.needs_input_grad[0]) grads[0] = grad_for(c, 0, rt.call1(where, {rt.call1(a_loses, {a, b}), zero, shared}, attrs));
+  if (c.needs_input_grad[1]) grads[1] = grad_for(c, 1, rt.call1(where, {rt.call1(b_loses, {a, b}), zero, shared}, attrs));
+  return grads;
+}
+
+std::vector<Tensor> maximum_backward(const BackwardCall& c) { return choice_backward(c, "lt", "gt"); }
+std::vector<Tensor> minimum_backward(const BackwardCall& c) { return choice_backward(c, "gt", "lt"); }
+
+// d(a % b)/da = 1 and d(a % b)/db = -floor(a / b).
+std::vector<Tensor> remainder_backward(const BackwardCall& c) {
+  Runtime& rt = c.runtime;
+  const Tensor& g = c.grad_outputs[0];
+  Tensor grad_b;
+  if (c.needs_input_grad[1]) {
+    const Tensor quotient = rt.call1("floor", {rt.call1("div", {c.inputs[0], c.inputs[1]})});
+    grad_b = grad_for(c, 1, rt.call1("neg", {rt.call1("mul", {g, quotient})}));
+  }
+  return {c.needs_input_grad[0] ? grad_for(c, 0, g) : Tensor(), grad_b};
+}
+
 std::vector<Tensor> add_scalar_backward(const BackwardCall& c) { return {c.grad_outputs[0]}; }
 
 std::vector<Tensor> mul_scalar_backward(const BackwardCall& c) {
@@ -102,6 +153,10 @@ void register_binary_ops(OpRegistry& r) {
   r.add(binary_op<ArithmeticTypes>("sub", sub_backward, false, kernel_of<SubFn>));
   r.add(binary_op<ArithmeticTypes>("mul", mul_backward, true, kernel_of<MulFn>));
   r.add(binary_op<FloatTypes>("div", div_backward, true, kernel_of<DivFn>));
+  r.add(binary_op<AllTypes>("maximum", maximum_backward, true, kernel_of<MaximumFn>));
+  r.add(binary_op<AllTypes>("minimum", minimum_backward, true, kernel_of<MinimumFn>));
+  r.add(binary_op<ArithmeticTypes>("remainder", remainder_backward, true,
+                                   []<class T>() -> KernelFn { return remainder_kernel<T>; }));
   r.add(scalar_op<AddFn>("add_scalar", add_scalar_backward));
   r.add(scalar_op<MulFn>("mul_scalar", mul_scalar_backward));
 }
