@@ -90,6 +90,13 @@ void push_named_tensors(lua_State* L, size_t count, Get get) {
 int call_op(lua_State* L, const char* op, kiln_tensor* const* inputs, size_t n_inputs, const kiln_attr* attrs,
             size_t n_attrs);
 
+// Whether the runtime has an op of that name (plugins' ops included).
+bool has_op(lua_State* L, const char* name);
+// Pushes the function that calls the op named by the string at `name_index`
+// as kiln.F.<name> does (inputs, then an optional table of attributes); the
+// op is looked up when called.
+void push_op_function(lua_State* L, int name_index);
+
 // Attributes from a Lua table of options ({kernel_size = 5, padding = 2,
 // bias = false, betas = {0.9, 0.999}, dtype = "f32", input = <tensor>}):
 // every string key becomes one kiln_attr (integers, floats, booleans, lists

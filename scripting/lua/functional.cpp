@@ -50,8 +50,7 @@ int functional_index(lua_State* L) {
   const char* name = luaL_checkstring(L, 2);
   const kiln_op* op = nullptr;
   check(L, kiln_op_find(runtime(L), name, &op));
-  lua_pushvalue(L, 2);
-  lua_pushcclosure(L, guarded<call_named_op>, 1);
+  push_op_function(L, 2);
   lua_pushvalue(L, 2);
   lua_pushvalue(L, -2);
   lua_rawset(L, 1);
@@ -59,6 +58,11 @@ int functional_index(lua_State* L) {
 }
 
 }  // namespace
+
+void push_op_function(lua_State* L, int name_index) {
+  lua_pushvalue(L, name_index);
+  lua_pushcclosure(L, guarded<call_named_op>, 1);
+}
 
 void open_functional(lua_State* L) {
   lua_newtable(L);

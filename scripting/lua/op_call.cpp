@@ -21,6 +21,15 @@ const kiln_op* find_op(lua_State* L, const char* name) {
 
 }  // namespace
 
+bool has_op(lua_State* L, const char* name) {
+  StateData& data = state_data(L);
+  if (data.ops.count(name) != 0) return true;
+  const kiln_op* op = nullptr;
+  if (kiln_op_find(data.rt, name, &op) != KILN_OK) return false;
+  data.ops.emplace(name, op);
+  return true;
+}
+
 int call_op(lua_State* L, const char* op, kiln_tensor* const* inputs, size_t n_inputs, const kiln_attr* attrs,
             size_t n_attrs) {
   kiln_tensor* outputs[kMaxOutputs] = {};

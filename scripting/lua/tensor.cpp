@@ -9,6 +9,10 @@
 // - values are never shifted: t:argmax(1) gives the 0-based class index a
 //   target tensor holds, kiln.arange(3) gives 0, 1, 2.
 // - t.grad is a field (the gradient, or nil); everything else is a method.
+// - every op of the runtime, plugins' ops included, is a method unless a
+//   method below has its name: t:abs(), t:maximum(u), t:eq(0),
+//   t:softplus{beta = 2} are kiln.F.abs(t), kiln.F.maximum(t, u), ... (the
+//   same arguments after t: inputs, then an optional table of attributes).
 #include <string_view>
 
 #include "tensor_methods.hpp"
@@ -18,7 +22,8 @@ namespace kiln::lua {
 namespace {
 
 // __index: t[i] is a row, t.grad the gradient, other keys the methods
-// (the method table is upvalue 1).
+// (the method table is upvalue 1), then the runtime's ops, whose functions
+// join the method table when first used.
 int tensor_index(lua_State* L) {
   kiln_tensor* t = check_tensor(L, 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -27,7 +32,12 @@ int tensor_index(lua_State* L) {
   }
   if (lua_type(L, 2) == LUA_TSTRING && std::string_view(lua_tostring(L, 2)) == "grad") return tensor_grad(L, t);
   lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING) return 1;
+  if (!has_op(L, lua_tostring(L, 2))) return 1;  // nil
+  push_op_function(L, 2);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, lua_upvalueindex(1));
   return 1;
 }
 

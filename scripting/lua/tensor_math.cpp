@@ -1,6 +1,8 @@
 // Arithmetic on tensors: + - * / ^ and unary minus with tensors or numbers
 // on either side (broadcasting as the runtime's ops do), == as identity,
-// < and <= on one-element tensors, reductions and matmul.
+// < and <= on one-element tensors, and reductions over dims given as
+// arguments. Other math (t:matmul(u), t:abs(), t:maximum(u), ...) is the
+// runtime's ops, reached as every op is (tensor.cpp).
 #include "tensor_methods.hpp"
 #include "tensor_util.hpp"
 
@@ -82,12 +84,6 @@ int tensor_reduce(lua_State* L) {
   return 1;
 }
 
-int tensor_matmul(lua_State* L) {
-  kiln_tensor* a = check_tensor(L, 1);
-  push_tensor(L, call_op1(L, "matmul", {a, check_tensor(L, 2)}));
-  return 1;
-}
-
 void set_closures(lua_State* L, const char* const (*names)[2], size_t n, lua_CFunction fn) {
   for (size_t i = 0; i < n; ++i) {
     lua_pushstring(L, names[i][1]);
@@ -99,8 +95,6 @@ void set_closures(lua_State* L, const char* const (*names)[2], size_t n, lua_CFu
 }  // namespace
 
 void add_tensor_math_methods(lua_State* L) {
-  lua_pushcfunction(L, guarded<tensor_matmul>);
-  lua_setfield(L, -2, "matmul");
   const char* const reductions[][2] = {{"sum", "sum"}, {"mean", "mean"}, {"max", "max"}, {"var", "var"}};
   set_closures(L, reductions, std::size(reductions), guarded<tensor_reduce>);
 }

@@ -1,7 +1,9 @@
 // Element-wise kernels on cuda:0 against the CPU: unary ops and their
-// backward ops, binary ops with broadcasting, scalar ops, where, cast,
-// creation ops, and the random ops and dropout, which must draw the same
-// Philox words as the CPU. Skipped with the reason without a GPU.
+// backward ops, binary ops with broadcasting (minimum, maximum and remainder
+// too; edge values, integers and comparisons are in
+// test_cuda_elementwise_math.cpp), scalar ops, where, cast, creation ops,
+// and the random ops and dropout, which must draw the same Philox words as
+// the CPU. Skipped with the reason without a GPU.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <tuple>
@@ -39,6 +41,12 @@ TEST_CASE("unary ops and their backward ops on cuda:0 match the CPU", "[gpu][ele
       {"exp", {}, -3, 3},         {"log", {}, 0.1, 4},           {"sqrt", {}, 0.1, 4},
       {"pow", {{"exponent", 2.5}}, 0.1, 3},                      {"clamp", {{"min", -0.5}, {"max", 0.75}}, -2, 2},
       {"clamp", {{"min", -0.5}}, -2, 2},
+      {"softplus", {}, -3, 3},    {"softplus", {{"beta", 2.0}, {"threshold", 3.0}}, -3, 3},
+      {"hardswish", {}, -5, 5},   {"mish", {}, -3, 3},           {"abs", {}, -3, 3},
+      {"sign", {}, -3, 3},        {"floor", {}, -3, 3},          {"ceil", {}, -3, 3},
+      {"round", {}, -3, 3},       {"trunc", {}, -3, 3},          {"sin", {}, -4, 4},
+      {"cos", {}, -4, 4},         {"rsqrt", {}, 0.1, 4},         {"erf", {}, -3, 3},
+      {"log1p", {}, -0.9, 3},     {"expm1", {}, -3, 3},
   };
   for (const UnaryCase& u : cases) {
     const Attrs attrs = rt.op(u.op).make_attrs(u.attrs);
@@ -68,7 +76,7 @@ TEST_CASE("binary ops on cuda:0 broadcast like the CPU, with gradients summed ba
       {{257}, {1}},            // a one-element operand
       {{}, {2, 3}},            // a scalar operand
   };
-  for (const char* op : {"add", "sub", "mul", "div"}) {
+  for (const char* op : {"add", "sub", "mul", "div", "minimum", "maximum", "remainder"}) {
     for (DType t : kFloatTypes) {
       for (const auto& [sa, sb] : shapes) {
         INFO(op << " in " << dtype_name(t) << ": " << to_string(sa) << " and " << to_string(sb));
@@ -89,7 +97,7 @@ TEST_CASE("binary ops on cuda:0 broadcast like the CPU, with gradients summed ba
           {a, b});
     }
   }
-  for (const char* op : {"add", "sub", "mul"}) {
+  for (const char* op : {"add", "sub", "mul", "minimum", "maximum"}) {
     for (DType t : {DType::i32, DType::i64}) {
       INFO(op << " in " << dtype_name(t));
       require_op_matches_cpu(rt, op, {random_tensor(rt, {4, 6}, t, -50, 50, 5), random_tensor(rt, {6}, t, -50, 50, 6)},

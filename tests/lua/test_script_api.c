@@ -1,7 +1,7 @@
 /* The scripting C API: creation options, run_string and run_file, the
  * script's arguments, and what a failing run reports: its status, the
- * script's file:line and a traceback. Argument 1: the folder of
- * tests/lua (for scripts/). */
+ * script's file:line and a traceback; a plugin's op as a tensor method.
+ * Argument 1: the folder of tests/lua (for scripts/). */
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +65,24 @@ static void test_runs(kiln_runtime* rt) {
   kiln_script_release(s);
 }
 
+/* A plugin's op is a tensor method too, as soon as the plugin is loaded. */
+static void test_plugin_op_method(void) {
+  kiln_runtime* rt = NULL;
+  kiln_script* s = NULL;
+  CHECK_OK(kiln_runtime_create(NULL, &rt));
+  if (!rt) return;
+  CHECK_OK(kiln_script_create(rt, NULL, &s));
+  if (s) {
+    CHECK_OK(kiln_script_run_string(s, "x = require('kiln').tensor({1, 2}) assert(x.test_cube == nil)", "=before"));
+    CHECK_OK(kiln_plugin_load(rt, GOOD_PLUGIN));
+    CHECK_OK(kiln_script_run_string(
+        s, "local y = x:test_cube{scale = 2}:totable() assert(y[1] == 2 and y[2] == 16, 'test_cube as a method')",
+        "=after"));
+  }
+  kiln_script_release(s);
+  kiln_runtime_release(rt);
+}
+
 int main(int argc, char** argv) {
   kiln_runtime* rt = NULL;
   if (argc < 2) {
@@ -77,5 +95,6 @@ int main(int argc, char** argv) {
   test_create(rt);
   test_runs(rt);
   kiln_runtime_release(rt);
+  test_plugin_op_method();
   return check_report("lua/script_api");
 }

@@ -15,8 +15,9 @@ void register_cuda_batch_norm_kernels(OpRegistry& r);  // "batch_norm", "batch_n
 void register_cuda_pool_kernels(OpRegistry& r);  // max, average and adaptive average pooling, and backward
 // The element-wise, reduction and normalisation ops, in the dtypes their CPU
 // kernels cover.
-void register_cuda_unary_kernels(OpRegistry& r);     // relu, gelu, ... and their *_backward ops
-void register_cuda_binary_kernels(OpRegistry& r);    // add, sub, mul, div, add_scalar, mul_scalar
+void register_cuda_unary_kernels(OpRegistry& r);     // relu, gelu, abs, floor, ... and their *_backward ops
+void register_cuda_binary_kernels(OpRegistry& r);    // add, sub, mul, div, minimum, maximum, remainder, *_scalar
+void register_cuda_compare_kernels(OpRegistry& r);   // eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_not
 void register_cuda_where_kernels(OpRegistry& r);     // where
 void register_cuda_cast_kernels(OpRegistry& r);      // cast
 void register_cuda_creation_kernels(OpRegistry& r);  // zeros, ones, fill, arange

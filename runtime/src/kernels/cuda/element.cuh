@@ -76,6 +76,7 @@ __device__ inline A infinity() {
 template <class... T> struct TypeList {};
 using FloatTypes = TypeList<float, double, Half, BFloat16>;
 using ArithmeticTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t>;
+using NumericTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t, uint8_t>;
 using AllTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t, uint8_t, bool>;
 
 // Sets the CUDA kernel of `op` for each listed T to Family::kernel<T>, a

@@ -20,6 +20,7 @@ void register_device_ops(OpRegistry& r) {
   register_cuda_pool_kernels(r);
   register_cuda_unary_kernels(r);
   register_cuda_binary_kernels(r);
+  register_cuda_compare_kernels(r);
   register_cuda_where_kernels(r);
   register_cuda_cast_kernels(r);
   register_cuda_creation_kernels(r);

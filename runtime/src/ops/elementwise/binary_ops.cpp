@@ -1,84 +1,35 @@
-// add, sub, mul, div with NumPy broadcasting, and add_scalar / mul_scalar.
-// The kernels read their operands in any layout: equal dense shapes and a
-// one-element operand take flat loops the compiler vectorises; everything
-// else walks broadcast strides. Small tensors run inline with no allocation,
-// since `add` on tiny tensors sits on the autograd accumulation path.
-#include "elementwise_common.hpp"
+// add, sub, mul, div, minimum, maximum and remainder with NumPy
+// broadcasting (binary_map.hpp), and add_scalar / mul_scalar.
+#include <algorithm>
+
+#include "binary_functions.hpp"
+#include "binary_map.hpp"
 
 namespace kiln::elementwise {
 namespace {
 
-struct AddFn {
-  template <class A> A operator()(A x, A y) const { return x + y; }
-};
-struct SubFn {
-  template <class A> A operator()(A x, A y) const { return x - y; }
-};
-struct MulFn {
-  template <class A> A operator()(A x, A y) const { return x * y; }
-};
-struct DivFn {
-  template <class A> A operator()(A x, A y) const { return x / y; }
-};
-
-// out[i] = fn(in[i], s) over a dense input: the loop shared by a one-element
-// operand of a binary op and by the *_scalar ops. `scalar_first` swaps the
-// operands (a one-element left operand of sub or div).
-template <class T, class Fn, bool scalar_first>
-void scalar_loop(Runtime& rt, const T* in, math_t<T> s, T* out, int64_t n) {
-  for_range(rt, n, [=](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const math_t<T> x = load_math(in[i]);
-      out[i] = store_math<T>(scalar_first ? Fn{}(s, x) : Fn{}(x, s));
-    }
-  });
-}
-
-template <class T, class Fn>
-void binary_kernel(const KernelCall& c) {
-  const Tensor& a = c.inputs[0];
-  const Tensor& b = c.inputs[1];
-  Tensor& out = c.outputs[0];
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  T* po = out.data<T>();
-  const int64_t n = out.numel();
-  // Equal element counts and dense layouts put operands and output in the
-  // same row-major order, whatever leading 1s the shapes carry.
-  const bool a_dense = a.numel() == n && a.is_contiguous();
-  const bool b_dense = b.numel() == n && b.is_contiguous();
-  if (a_dense && b_dense) {
-    for_range(c.runtime, n, [=](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) po[i] = store_math<T>(Fn{}(load_math(pa[i]), load_math(pb[i])));
-    });
-  } else if (a_dense && b.numel() == 1) {
-    scalar_loop<T, Fn, false>(c.runtime, pa, load_math(pb[0]), po, n);
-  } else if (b_dense && a.numel() == 1) {
-    scalar_loop<T, Fn, true>(c.runtime, pb, load_math(pa[0]), po, n);
-  } else {
-    const Shape& shape = out.shape();
-    const std::array<Shape, 2> strides{cpu::broadcast_strides(a.shape(), a.strides(), shape),
-                                       cpu::broadcast_strides(b.shape(), b.strides(), shape)};
-    for_range(c.runtime, n, [&](int64_t begin, int64_t end) {
-      for_each_offsets<2>(shape, strides, begin, end, [&](int64_t i, const std::array<int64_t, 2>& off) {
-        po[i] = store_math<T>(Fn{}(load_math(pa[off[0]]), load_math(pb[off[1]])));
-      });
-    });
-  }
-}
-
 template <class T, class Fn>
 void scalar_op_kernel(const KernelCall& c) {
   const double value = c.op.attr_real(c.attrs, "value");
-  scalar_loop<T, Fn, false>(c.runtime, c.inputs[0].data<T>(), static_cast<math_t<T>>(value), c.outputs[0].data<T>(),
-                            c.outputs[0].numel());
+  scalar_loop<T, T, false>(c.runtime, c.inputs[0].data<T>(), static_cast<math_t<T>>(value), c.outputs[0].data<T>(),
+                           c.outputs[0].numel(), Fn{});
 }
 
-void binary_infer(InferCall& c) {
-  check_same_dtype(c);
-  c.outputs.push_back(
-      {broadcast_shapes(c.inputs[0].shape(), c.inputs[1].shape(), c.op.name.c_str()), c.inputs[0].dtype(), c.device});
+// An integer divisor must have no zero (PyTorch raises there too); floating
+// ones give NaN.
+template <class T>
+void remainder_kernel(const KernelCall& c) {
+  if constexpr (std::is_integral_v<T>) {
+    const Tensor divisor = c.runtime.contiguous(c.inputs[1]);
+    const T* p = divisor.data<T>();
+    const int64_t n = divisor.numel();
+    KILN_CHECK(std::find(p, p + n, T(0)) == p + n, Status::invalid_argument, "op '", c.op.name,
+               "': integer division by zero (the divisor b ", to_string(divisor.shape()), " has a zero element)");
+  }
+  binary_kernel<T, T, RemainderFn>(c);
 }
+
+void binary_infer(InferCall& c) { c.outputs.push_back({binary_shape(c), c.inputs[0].dtype(), c.device}); }
 
 void same_as_input_infer(InferCall& c) {
   c.outputs.push_back({c.inputs[0].shape(), c.inputs[0].dtype(), c.device});
@@ -123,14 +74,53 @@ std::vector<Tensor> div_backward(const BackwardCall& c) {
   return {c.needs_input_grad[0] ? grad_for(c, 0, g_over_b) : Tensor(), grad_b};
 }
 
+// torch.maximum and torch.minimum: the gradient goes to the operand chosen,
+// in halves to both at ties, and whole to both where a NaN is involved (no
+// comparison holds there). Operand a gets none where `a_loses`(a, b) holds,
+// b none where `b_loses`(a, b) does.
+std::vector<Tensor> choice_backward(const BackwardCall& c, const char* a_loses, const char* b_loses) {
+  Runtime& rt = c.runtime;
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const Tensor& g = c.grad_outputs[0];
+  const OpDef& where = rt.op("where");
+  const Attrs attrs = where.default_attrs();
+  const Tensor half = rt.call1("mul_scalar", {g}, {{"value", 0.5}});
+  const Tensor shared = rt.call1(where, {rt.call1("eq", {a, b}), half, g}, attrs);
+  const Tensor zero = rt.full({}, 0.0, g.dtype(), g.device());
+  std::vector<Tensor> grads(2);
+  if (c.needs_input_grad[0]) grads[0] = grad_for(c, 0, rt.call1(where, {rt.call1(a_loses, {a, b}), zero, shared}, attrs));
+  if (c.needs_input_grad[1]) grads[1] = grad_for(c, 1, rt.call1(where, {rt.call1(b_loses, {a, b}), zero, shared}, attrs));
+  return grads;
+}
+
+std::vector<Tensor> maximum_backward(const BackwardCall& c) { return choice_backward(c, "lt", "gt"); }
+std::vector<Tensor> minimum_backward(const BackwardCall& c) { return choice_backward(c, "gt", "lt"); }
+
+// d(a % b)/da = 1 and d(a % b)/db = -floor(a / b).
+std::vector<Tensor> remainder_backward(const BackwardCall& c) {
+  Runtime& rt = c.runtime;
+  const Tensor& g = c.grad_outputs[0];
+  Tensor grad_b;
+  if (c.needs_input_grad[1]) {
+    const Tensor quotient = rt.call1("floor", {rt.call1("div", {c.inputs[0], c.inputs[1]})});
+    grad_b = grad_for(c, 1, rt.call1("neg", {rt.call1("mul", {g, quotient})}));
+  }
+  return {c.needs_input_grad[0] ? grad_for(c, 0, g) : Tensor(), grad_b};
+}
+
 std::vector<Tensor> add_scalar_backward(const BackwardCall& c) { return {c.grad_outputs[0]}; }
 
 std::vector<Tensor> mul_scalar_backward(const BackwardCall& c) {
   return {c.runtime.call1(c.op, {c.grad_outputs[0]}, c.attrs)};
 }
 
+// The kernel maker of a binary op computing Fn, for set_cpu_kernels.
 template <class Fn>
-OpDef binary_op(std::string name, BackwardFn backward, bool integers, bool backward_reads_inputs) {
+constexpr auto kernel_of = []<class T>() -> KernelFn { return binary_kernel<T, T, Fn>; };
+
+template <class Types, class Make>
+OpDef binary_op(std::string name, BackwardFn backward, bool backward_reads_inputs, Make make) {
   OpDef op;
   op.name = std::move(name);
   op.inputs = {{"a"}, {"b"}};
@@ -139,9 +129,7 @@ OpDef binary_op(std::string name, BackwardFn backward, bool integers, bool backw
   op.accepts_strided = true;
   op.saves_outputs = false;
   op.saves_inputs = backward_reads_inputs;  // add and sub need only the shapes
-  const auto kernel = []<class T>() -> KernelFn { return binary_kernel<T, Fn>; };
-  if (integers) set_cpu_kernels(op, ArithmeticTypes{}, kernel);
-  else set_cpu_kernels(op, FloatTypes{}, kernel);
+  set_cpu_kernels(op, Types{}, make);
   return op;
 }
 
@@ -161,10 +149,14 @@ OpDef scalar_op(std::string name, BackwardFn backward) {
 }  // namespace
 
 void register_binary_ops(OpRegistry& r) {
-  r.add(binary_op<AddFn>("add", add_backward, true, false));
-  r.add(binary_op<SubFn>("sub", sub_backward, true, false));
-  r.add(binary_op<MulFn>("mul", mul_backward, true, true));
-  r.add(binary_op<DivFn>("div", div_backward, false, true));
+  r.add(binary_op<ArithmeticTypes>("add", add_backward, false, kernel_of<AddFn>));
+  r.add(binary_op<ArithmeticTypes>("sub", sub_backward, false, kernel_of<SubFn>));
+  r.add(binary_op<ArithmeticTypes>("mul", mul_backward, true, kernel_of<MulFn>));
+  r.add(binary_op<FloatTypes>("div", div_backward, true, kernel_of<DivFn>));
+  r.add(binary_op<AllTypes>("maximum", maximum_backward, true, kernel_of<MaximumFn>));
+  r.add(binary_op<AllTypes>("minimum", minimum_backward, true, kernel_of<MinimumFn>));
+  r.add(binary_op<ArithmeticTypes>("remainder", remainder_backward, true,
+                                   []<class T>() -> KernelFn { return remainder_kernel<T>; }));
   r.add(scalar_op<AddFn>("add_scalar", add_scalar_backward));
   r.add(scalar_op<MulFn>("mul_scalar", mul_scalar_backward));
 }

@@ -10,8 +10,9 @@
 namespace kiln::elementwise {
 
 // A unary function as oneDNN names it; alpha and beta mean what the
-// algorithm says (a slope, an exponent, bounds). The plain C++ kernels read
-// the same parameters, so every dtype computes the same function.
+// algorithm says (a slope, an exponent, bounds). The formulas of
+// unary_functions.hpp read the same parameters, so every dtype computes the
+// same function.
 struct EltwiseParams {
   dnnl::algorithm algorithm;
   double alpha = 0.0;

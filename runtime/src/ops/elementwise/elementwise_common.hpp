@@ -17,6 +17,7 @@ namespace kiln::elementwise {
 template <class... T> struct TypeList {};
 using FloatTypes = TypeList<float, double, Half, BFloat16>;
 using ArithmeticTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t>;
+using NumericTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t, uint8_t>;
 using AllTypes = TypeList<float, double, Half, BFloat16, int32_t, int64_t, uint8_t, bool>;
 
 // Sets op's CPU kernel for each listed element type T to make.operator()<T>(),
@@ -90,6 +91,8 @@ void for_each_offsets(const Shape& shape, const std::array<Shape, N>& strides, i
 
 // Registration of each file's ops; register_elementwise_ops calls them all.
 void register_binary_ops(OpRegistry& r);
+void register_compare_ops(OpRegistry& r);
+void register_logical_ops(OpRegistry& r);
 void register_unary_ops(OpRegistry& r);
 void register_where_op(OpRegistry& r);
 void register_cast_op(OpRegistry& r);

@@ -5,6 +5,8 @@ namespace kiln {
 
 void register_elementwise_ops(OpRegistry& r) {
   elementwise::register_binary_ops(r);
+  elementwise::register_compare_ops(r);
+  elementwise::register_logical_ops(r);
   elementwise::register_unary_ops(r);
   elementwise::register_where_op(r);
   elementwise::register_cast_op(r);

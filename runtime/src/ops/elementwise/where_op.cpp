@@ -45,7 +45,7 @@ std::vector<Tensor> where_backward(const BackwardCall& c) {
   const Tensor& cond = c.inputs[0];
   const Tensor& g = c.grad_outputs[0];
   const OpDef& where = c.op;
-  const Tensor zero = rt.full({}, 0.0, g.dtype());
+  const Tensor zero = rt.full({}, 0.0, g.dtype(), g.device());
   std::vector<Tensor> grads(3);
   if (c.needs_input_grad[1]) grads[1] = sum_to(rt, rt.call1(where, {cond, g, zero}, c.attrs), c.inputs[1].shape());
   if (c.needs_input_grad[2]) grads[2] = sum_to(rt, rt.call1(where, {cond, zero, g}, c.attrs), c.inputs[2].shape());

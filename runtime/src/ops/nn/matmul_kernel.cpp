@@ -12,18 +12,23 @@
 namespace kiln::nn {
 namespace {
 
-using elementwise::EltwiseParams;
+using elementwise::UnaryParams;
 
-// The activation as a oneDNN eltwise algorithm. The plain loops evaluate the
-// formulas the unary ops use for the same algorithm, so f32 and f64 agree
-// with each other and with relu and gelu(approximate = "tanh").
-EltwiseParams eltwise_params(LinearActivation activation) {
-  return {activation == LinearActivation::relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_gelu_tanh,
-          0.0, 0.0};
+// The activation's parameters as the unary ops' formulas read them (relu:
+// slope 0; gelu: the tanh form). The plain loops evaluate those formulas and
+// oneDNN's post-op the same function, so f32 and f64 agree with each other
+// and with relu and gelu(approximate = "tanh").
+UnaryParams activation_params(LinearActivation activation) {
+  return {0.0, 0.0, activation == LinearActivation::gelu_tanh};
+}
+
+dnnl::algorithm activation_algorithm(LinearActivation activation, const UnaryParams& p) {
+  return static_cast<dnnl::algorithm>(activation == LinearActivation::relu ? elementwise::Relu::onednn(p)
+                                                                          : elementwise::Gelu::onednn(p));
 }
 
 template <class Fn, class T>
-void apply_each(T* values, int64_t n, const EltwiseParams& p) {
+void apply_each(T* values, int64_t n, const UnaryParams& p) {
   for (int64_t i = 0; i < n; ++i) values[i] = T(Fn::value(values[i], p));
 }
 
@@ -31,7 +36,7 @@ void apply_each(T* values, int64_t n, const EltwiseParams& p) {
 template <class T>
 void activate(T* values, int64_t n, LinearActivation activation) {
   if (activation == LinearActivation::none) return;
-  const EltwiseParams p = eltwise_params(activation);
+  const UnaryParams p = activation_params(activation);
   if (activation == LinearActivation::relu) apply_each<elementwise::Relu>(values, n, p);
   else apply_each<elementwise::Gelu>(values, n, p);
 }
@@ -82,9 +87,9 @@ std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, c
                                                   f32_desc(out.dims));
       dnnl::primitive_attr attr;
       if (activation != LinearActivation::none) {
-        const EltwiseParams p = eltwise_params(activation);
+        const UnaryParams p = activation_params(activation);
         dnnl::post_ops ops;
-        ops.append_eltwise(1.0f, p.algorithm, float(p.alpha), float(p.beta));
+        ops.append_eltwise(1.0f, activation_algorithm(activation, p), float(p.alpha), float(p.beta));
         attr.set_post_ops(ops);
       }
       const dnnl::matmul::primitive_desc pd(desc, attr, ctx.engine());

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 
 #include "kiln/error.hpp"
@@ -42,7 +43,10 @@ const std::vector<std::pair<const char*, std::function<double(double, double)>>>
     {"add", std::plus<double>()},
     {"sub", std::minus<double>()},
     {"mul", std::multiplies<double>()},
-    {"div", std::divides<double>()}};
+    {"div", std::divides<double>()},
+    {"maximum", [](double a, double b) { return std::max(a, b); }},
+    {"minimum", [](double a, double b) { return std::min(a, b); }},
+    {"remainder", [](double a, double b) { return a - b * std::floor(a / b); }}};
 
 const std::vector<std::pair<Shape, Shape>> kShapePairs = {
     {{2, 3}, {2, 3}}, {{2, 3}, {1}}, {{1}, {2, 3}}, {{4, 1, 3}, {5, 1}}, {{3}, {2, 3}}, {{2, 1}, {1, 3}}, {{7}, {7}}};
