@@ -15,6 +15,21 @@
 // then throws kiln::Error with Status::timeout naming the call and the key.
 // A server that cannot be reached, or goes away, is Status::peer. Values are
 // bytes (std::string holds any).
+//
+// Errors, by status:
+//   timeout           get/wait ran out of time (the server said so; the
+//                     connection goes on), connecting took longer than the
+//                     timeout, or no reply came within the timeout plus 2 s
+//                     (the server hangs; the connection is given up)
+//   peer              the connection closed, or was given up earlier
+//   invalid_argument  the server refused the request and goes on: add on a
+//                     value that is not an integer, a request larger than
+//                     the server's max_message_bytes
+//   internal          the server found the request malformed and closed
+//   unsupported       the server speaks another protocol version
+//   io                (server) the address cannot be listened on
+// A connection that is given up or closed is not opened again: every later
+// call throws Status::peer; make a new TcpStore.
 #pragma once
 
 #include <chrono>
@@ -43,11 +58,13 @@ class Store {
   virtual void wait(std::span<const std::string> keys, Milliseconds timeout) = 0;
   void wait(std::span<const std::string> keys) { wait(keys, timeout()); }
   // Adds `delta` to the integer stored at `key` (a missing key is 0) and
-  // returns the new value, atomically.
+  // returns the new value, atomically. The value is kept as decimal text:
+  // get() of the key returns "4000".
   virtual int64_t add(const std::string& key, int64_t delta) = 0;
   // Sets `key` to `desired` when its value is `expected` (an empty
   // `expected` also matches a missing key); returns the value the key holds
-  // afterwards, whichever way it went.
+  // afterwards, whichever way it went: the empty string for a key that is
+  // still missing (PyTorch's TCPStore returns `expected` there).
   virtual std::string compare_set(const std::string& key, const std::string& expected,
                                   const std::string& desired) = 0;
   // Deletes `key`; false when it was not set.
@@ -67,10 +84,13 @@ class Store {
 };
 
 // The client: one TCP connection to the server; several threads may call
-// it at once (their requests are serialised on the connection). It connects with retries and
-// exponential back-off until the timeout, so ranks may start in any order.
-// It introduces itself with its rank; destroying it says goodbye, so only a
-// process that dies shows up in departed_ranks().
+// it at once (their requests are serialised on the connection). A thread
+// waiting in get() or wait() holds the connection meanwhile: the value it
+// waits for must come through another TcpStore. It connects with retries and
+// exponential back-off (10 ms doubling to 1 s) until the timeout, so ranks
+// may start in any order. It introduces itself with its rank; destroying it
+// says goodbye (waiting at most 1 s for the server to take note), so only
+// a process that dies shows up in departed_ranks().
 class TcpStore final : public Store {
  public:
   struct Options {
@@ -100,10 +120,12 @@ class TcpStore final : public Store {
 };
 
 // The server: listens on `port` (0: a free port, see port()) and serves
-// any number of clients on a thread of its own until destroyed. A client
-// that sends a malformed message, or one larger than max_message_bytes, is
-// answered with an error and disconnected; the server and the other clients
-// go on.
+// any number of clients on a thread of its own until destroyed; the
+// destructor closes every connection (clients waiting get Status::peer) and
+// joins the thread. A client that sends a malformed message, or one larger
+// than max_message_bytes, is answered with an error and disconnected; the
+// server and the other clients go on. The port is bound with SO_REUSEADDR,
+// so a restarted job takes it back at once.
 class TcpStoreServer {
  public:
   struct Options {
