@@ -26,7 +26,7 @@
 typedef int (*rank_main_fn)(int rank, int world, int port, void* user);
 
 /* A TCP port nothing listens on now. */
-static int free_port(void) {
+static inline int free_port(void) {
   struct sockaddr_in a;
   socklen_t len = sizeof a;
   int port = 0, fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -40,7 +40,7 @@ static int free_port(void) {
   return port;
 }
 
-static double seconds_now(void) {
+static inline double seconds_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
@@ -49,7 +49,7 @@ static double seconds_now(void) {
 /* Each rank's exit status goes to statuses[rank] (as waitpid gives it);
  * returns the number of ranks that did not exit with 0. A rank still
  * running after `deadline_s` seconds is killed (and counted). */
-static int run_ranks(int world, rank_main_fn rank_main, void* user, double deadline_s, int* statuses) {
+static inline int run_ranks(int world, rank_main_fn rank_main, void* user, double deadline_s, int* statuses) {
   pid_t pids[MAX_RANKS];
   int done[MAX_RANKS] = {0};
   int r, left = world, failed = 0;
@@ -89,8 +89,8 @@ static int run_ranks(int world, rank_main_fn rank_main, void* user, double deadl
 }
 
 /* A group for `rank` of `world` on loopback at `port`. */
-static kiln_status make_group(kiln_runtime* rt, int rank, int world, int port, double timeout_s,
-                              kiln_process_group** out) {
+static inline kiln_status make_group(kiln_runtime* rt, int rank, int world, int port, double timeout_s,
+                                     kiln_process_group** out) {
   kiln_process_group_options o;
   memset(&o, 0, sizeof o);
   o.size = sizeof o;
