@@ -46,6 +46,20 @@ class OutsideAJob(unittest.TestCase):
         with mock.patch.dict(os.environ, {"RANK": "0", "WORLD_SIZE": ""}):
             self.assertFalse(kiln.dist.in_job())  # an empty variable is not set, as kiln reads it
 
+    def test_the_jobs_variables_are_checked(self):
+        with mock.patch.dict(os.environ, {"RANK": "3", "WORLD_SIZE": "4"}):
+            self.assertTrue(kiln.dist.in_job())
+            self.assertEqual((kiln.dist.rank(), kiln.dist.world_size()), (3, 4))  # nothing is connected
+        for rank, world, words in (("2", "2", "RANK must be a whole number in [0, 1], got '2'"),
+                                   ("0", "two", "WORLD_SIZE must be a whole number in [1, 1048576], got 'two'")):
+            with mock.patch.dict(os.environ, {"RANK": rank, "WORLD_SIZE": world}):
+                with self.assertRaises(kiln.InvalidArgument) as caught:
+                    kiln.dist.rank()
+                self.assertIn(words, str(caught.exception))
+                with self.assertRaises(kiln.InvalidArgument) as caught:  # kiln says the same
+                    kiln.dist.default_group(self.rt)
+                self.assertIn(words, str(caught.exception))
+
     def test_no_default_group_outside_a_job(self):
         for make in (lambda: kiln.dist.default_group(self.rt), lambda: kiln.ProcessGroup(runtime=self.rt),
                      lambda: kiln.dist.all_reduce(kiln.zeros(1, runtime=self.rt)),
@@ -150,7 +164,7 @@ class OutsideAJob(unittest.TestCase):
     def test_ddp_in_a_job_of_one(self):
         with mock.patch.dict(os.environ, {"RANK": "0", "WORLD_SIZE": "1"}):
             self.assertTrue(kiln.dist.in_job())
-            self.assertEqual((kiln.dist.rank(self.rt), kiln.dist.world_size(self.rt)), (0, 1))
+            self.assertEqual((kiln.dist.rank(), kiln.dist.world_size()), (0, 1))
             with self.assertRaises(kiln.InvalidArgument) as caught:
                 kiln.Strategy("ddp", bucket_mb=0, runtime=self.rt)
             self.assertIn("bucket_mb must be positive", str(caught.exception))

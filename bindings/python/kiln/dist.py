@@ -321,22 +321,31 @@ def _default_group(runtime):
     return ProcessGroup._adopt(out.value, runtime)
 
 
-def _job_rank(runtime):
+def _whole_number(name, low, high):
+    """The environment variable `name` as kiln reads it: a whole number in [low, high]."""
+    value = os.environ.get(name, "")
+    if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
+        raise errors.InvalidArgument(f"the environment variable {name} must be a whole number in [{low}, {high}], "
+                                     f"got '{value}'")
+    return int(value)
+
+
+def _job_rank():
     if not in_job():
         return 0, 1
-    with default_group(runtime) as group:
-        return group._rank()
+    world = _whole_number("WORLD_SIZE", 1, 1 << 20)
+    return _whole_number("RANK", 0, world - 1), world
 
 
-def rank(runtime=None):
-    """This process's rank in the job; 0 outside a job. In a job, the first
-    call makes the default group (meeting the other ranks)."""
-    return _job_rank(runtime)[0]
+def rank():
+    """This process's rank in the job (RANK, checked as kiln checks it); 0
+    outside a job. Nothing is connected: no group is made."""
+    return _job_rank()[0]
 
 
-def world_size(runtime=None):
-    """The number of ranks in the job; 1 outside a job."""
-    return _job_rank(runtime)[1]
+def world_size():
+    """The number of ranks in the job (WORLD_SIZE); 1 outside a job."""
+    return _job_rank()[1]
 
 
 def _on(group, runtime, operation):
