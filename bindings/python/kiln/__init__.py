@@ -4,12 +4,13 @@ A pure-Python package over libkiln.so's C API (ctypes; nothing to compile).
 See README.md beside this package for where the library is looked for, an
 example, the exception classes and the zero-copy rules.
 """
-from . import functional
+from . import dist, functional
 from . import functional as F
 from .autograd import backward, grad_enabled, no_grad
 from .checkpoint import load_safetensors, load_weights, save_safetensors, save_weights
 from .creation import empty, from_numpy, full, ones, tensor, zeros
 from .data import DataSource, Example, Loader, LoaderStats, Transform
+from .dist import ProcessGroup, Work
 from .dtypes import DType
 from .errors import (DeviceMismatch, DTypeMismatch, Error, InternalError, InvalidArgument, InvalidState, IOFailure,
                      LibraryNotFound, NotFound, OutOfMemory, PeerFailure, PluginRefused, ScriptError, ShapeMismatch, Timeout,
@@ -41,6 +42,8 @@ __all__ = [
     "Module", "Sequential", "Graph", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule", "Example",
     "DataSource", "Transform", "Loader", "LoaderStats", "Trainer", "StepMetrics", "EvalMetrics", "evaluate",
     "Strategy", "save_safetensors", "load_safetensors", "save_weights", "load_weights",
+    # distributed training
+    "dist", "ProcessGroup", "Work",
     # errors
     "Error", "InvalidArgument", "ShapeMismatch", "DTypeMismatch", "DeviceMismatch", "NotFound", "OutOfMemory",
     "InvalidState", "Unsupported", "IOFailure", "InternalError", "PluginRefused", "ScriptError", "Timeout",

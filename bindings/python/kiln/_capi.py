@@ -31,6 +31,12 @@ ERR_PEER = 14
 DEVICE_CPU = 0
 DEVICE_CUDA = 1
 
+# kiln_reduce_op values.
+REDUCE_SUM = 0
+REDUCE_MEAN = 1
+REDUCE_MAX = 2
+REDUCE_MIN = 3
+
 # kiln_attr_type values.
 ATTR_INT, ATTR_FLOAT, ATTR_BOOL, ATTR_INTS, ATTR_FLOATS, ATTR_STRING, ATTR_DTYPE, ATTR_TENSOR = range(8)
 
@@ -65,6 +71,7 @@ class Attr(ctypes.Structure):
 
 
 LogFn = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
+GradHookFn = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
 ReleaseFn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
@@ -220,6 +227,19 @@ class TrainerOptions(ctypes.Structure):
     ]
 
 
+class ProcessGroupOptions(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("backend", c_char_p),
+        ("rank", c_int),
+        ("world_size", c_int),
+        ("master_addr", c_char_p),
+        ("master_port", c_int),
+        ("timeout_seconds", c_double),
+        ("name", c_char_p),
+    ]
+
+
 def sized(struct_type, **fields):
     """A structure whose leading `size` field holds its own size, as kiln asks."""
     return struct_type(size=ctypes.sizeof(struct_type), **fields)
@@ -278,6 +298,9 @@ SIGNATURES = {
     "kiln_tensor_requires_grad": (_STATUS, [_H, POINTER(c_int)]),
     "kiln_tensor_grad": (_STATUS, [_H, _OUT]),
     "kiln_tensor_zero_grad": (_STATUS, [_H]),
+    "kiln_tensor_set_grad": (_STATUS, [_H, _H]),
+    "kiln_tensor_add_grad_hook": (_STATUS, [_H, GradHookFn, c_void_p, POINTER(c_uint64)]),
+    "kiln_tensor_remove_grad_hook": (_STATUS, [_H, c_uint64]),
     "kiln_tensor_detach": (_STATUS, [_H, _OUT]),
     "kiln_tensor_to": (_STATUS, [_H, c_int, c_int, _OUT]),
     "kiln_backward": (_STATUS, [_H, _H, _H, c_int]),
@@ -370,5 +393,23 @@ SIGNATURES = {
     "kiln_strategy_create": (_STATUS, [_H, c_char_p, _ATTRS, c_size_t, _OUT]),
     "kiln_strategy_release": (None, [_H]),
     "kiln_strategy_rank": (_STATUS, [_H, POINTER(c_int), POINTER(c_int)]),
+    "kiln_strategy_attach": (_STATUS, [_H, _H]),
+    "kiln_strategy_backward_begin": (_STATUS, [_H, c_int]),
     "kiln_strategy_reduce_gradients": (_STATUS, [_H, _HANDLES, c_size_t]),
+    "kiln_process_group_create": (_STATUS, [_H, POINTER(ProcessGroupOptions), _OUT]),
+    "kiln_process_group_default": (_STATUS, [_H, _OUT]),
+    "kiln_process_group_retain": (None, [_H]),
+    "kiln_process_group_release": (None, [_H]),
+    "kiln_process_group_rank": (_STATUS, [_H, POINTER(c_int), POINTER(c_int)]),
+    "kiln_process_group_backend": (c_char_p, [_H]),
+    "kiln_process_group_all_reduce": (_STATUS, [_H, _H, c_int, _OUT]),
+    "kiln_process_group_broadcast": (_STATUS, [_H, _H, c_int, _OUT]),
+    "kiln_process_group_all_gather": (_STATUS, [_H, _H, _H, _OUT]),
+    "kiln_process_group_reduce_scatter": (_STATUS, [_H, _H, _H, c_int, _OUT]),
+    "kiln_process_group_send": (_STATUS, [_H, _H, c_int, c_int, _OUT]),
+    "kiln_process_group_recv": (_STATUS, [_H, _H, c_int, c_int, _OUT]),
+    "kiln_process_group_barrier": (_STATUS, [_H, _OUT]),
+    "kiln_work_wait": (_STATUS, [_H]),
+    "kiln_work_done": (_STATUS, [_H, POINTER(c_int)]),
+    "kiln_work_release": (None, [_H]),
 }

@@ -1,15 +1,32 @@
-"""Parallel strategies: how gradients agree across processes."""
+"""Parallel strategies: how gradients agree across processes.
+
+    strategy = kiln.Strategy("ddp", bucket_mb=25)      # in a job (see kiln.dist)
+    kiln.Trainer(model, optimizer, loader, strategy=strategy, ...).run()
+
+A host that drives its own loop does what the trainer does:
+
+    strategy.attach(model)                  # once: rank 0's weights everywhere, hooks set
+    for batch in loader:
+        strategy.backward_begin(sync=True)  # False for micro-batches that only accumulate
+        loss = kiln.F.cross_entropy(model(batch["input"]), batch["target"])
+        loss.backward()                     # buckets are reduced while backward runs
+        strategy.reduce_gradients(model)    # waits for them: every rank has the same gradients
+        optimizer.step(); optimizer.zero_grad()
+"""
 import ctypes
 
 from ._attrs import AttrList
-from ._handle import Handle
+from ._handle import Handle, handle_of
 from ._library import lib
 from ._params import handle_array, parameter_list
+from .modules import Module
 from .runtime import resolve
 
 
 class Strategy(Handle):
-    """A strategy of a registered type ("single": one process), configured by keyword arguments."""
+    """A strategy of a registered type, configured by keyword arguments:
+    "single" (one process, nothing to do) or "ddp" (data parallel over the
+    runtime's default process group; bucket_mb=25)."""
 
     _release_function = "kiln_strategy_release"
 
@@ -32,6 +49,19 @@ class Strategy(Handle):
     @property
     def world_size(self):
         return self._rank()[1]
+
+    def attach(self, model):
+        """Prepares `model` for training with this strategy, once, before
+        the first step: "ddp" broadcasts rank 0's parameters and buffers and
+        sets the gradient-ready hooks that overlap reduction with backward.
+        A Trainer given the strategy does this itself."""
+        lib.kiln_strategy_attach(self._ptr, handle_of(model, Module, "model"))
+
+    def backward_begin(self, sync=True):
+        """Call before each backward: `sync` is True when the gradients will
+        be reduced after it (the last micro-batch before an optimizer step),
+        False when they only accumulate."""
+        lib.kiln_strategy_backward_begin(self._ptr, bool(sync))
 
     def reduce_gradients(self, params):
         """Makes the gradients of `params` (a module, a dict or Tensors) agree

@@ -179,8 +179,23 @@ class Tensor(Handle):
 
     @property
     def grad(self):
-        """The gradient accumulated by backward, or None."""
+        """The gradient accumulated by backward, or None. Assigning replaces
+        it (see set_grad); assigning None drops it."""
         return self._out(lib.kiln_tensor_grad)
+
+    @grad.setter
+    def grad(self, value):
+        self.set_grad(value)
+
+    def set_grad(self, grad):
+        """Replaces the gradient of this leaf that requires grad with a copy of
+        `grad` (a Tensor, an ndarray or a nested list of numbers, of this
+        tensor's shape, dtype and device), or drops it when `grad` is None."""
+        if grad is None:
+            lib.kiln_tensor_set_grad(self._ptr, None)
+            return
+        with _as_tensor(grad, self._runtime, self) as value:
+            lib.kiln_tensor_set_grad(self._ptr, value._ptr)
 
     def zero_grad(self):
         """Drops the accumulated gradient."""
