@@ -178,9 +178,6 @@ class ProcessGroup(Handle):
     master_addr, master_port: the store's address (127.0.0.1:29500).
     timeout: seconds (or a datetime.timedelta) any operation may wait (600).
     name: groups of different names are separate ("default").
-
-    Rank 0 of each group serves a store of its own at master_port: groups
-    alive at the same time (the default group included) need different ports.
     """
 
     _release_function = "kiln_process_group_release"
