@@ -25,9 +25,11 @@ kiln_status kiln_tensor_set_grad(kiln_tensor* t, const kiln_tensor* grad) {
     }
     check_owner(t->runtime, grad, "grad");
     const kiln::Tensor& g = grad->tensor;
-    KILN_CHECK(g.shape() == leaf.shape() && g.dtype() == leaf.dtype() && g.device() == leaf.device(),
-               Status::shape_mismatch, "a gradient ", describe(g), " for a tensor ", describe(leaf),
-               " (shape, dtype and device must match)");
+    const Status mismatch = g.shape() != leaf.shape()   ? Status::shape_mismatch
+                            : g.dtype() != leaf.dtype() ? Status::dtype_mismatch
+                                                        : Status::device_mismatch;
+    KILN_CHECK(g.shape() == leaf.shape() && g.dtype() == leaf.dtype() && g.device() == leaf.device(), mismatch,
+               "a gradient ", describe(g), " for a tensor ", describe(leaf), " (shape, dtype and device must match)");
     leaf.set_grad(t->runtime->runtime.call1("copy", {g}).detach());
   });
 }

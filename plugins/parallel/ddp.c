@@ -47,6 +47,7 @@ struct ddp_state {
   ddp_hook* hooks;    /* one per parameter of the plan */
   size_t next_launch; /* buckets before it have started this step */
   int sync;           /* the current backward's gradients are reduced */
+  kiln_module* model; /* attached to (borrowed: only compared) */
   kp_ops ops;
 };
 
@@ -146,7 +147,9 @@ static kiln_status ddp_attach(void* state, kiln_module* model) {
   ddp_state* s = state;
   kiln_status st;
   size_t i;
-  if (s->plan.n_params > 0) return kp_fail(KILN_ERR_INVALID_STATE, "ddp: already attached to a model");
+  if (s->model == model) return KILN_OK; /* a host attached, then its trainer did */
+  if (s->model) return kp_fail(KILN_ERR_INVALID_STATE, "ddp: already attached to another model");
+  s->model = model;
   if (s->world == 1) return KILN_OK; /* one rank: nothing to agree on */
   st = broadcast_state(s, model);
   if (st == KILN_OK) st = kp_plan_make(s->rt, model, s->bucket_bytes, &s->plan);

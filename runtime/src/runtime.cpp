@@ -1,6 +1,7 @@
 #include "kiln/runtime.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 
 #include "dist/rendezvous.hpp"
@@ -18,8 +19,14 @@ namespace {
 // state shared between runtimes and holds no resource.
 std::atomic<uint64_t> next_runtime_id{1};
 
+// Asked for, or KILN_NUM_THREADS (kiln launch gives each rank its share of
+// the cores there), or one per hardware thread.
 int default_threads(int requested) {
   if (requested > 0) return requested;
+  if (const char* env = std::getenv("KILN_NUM_THREADS")) {
+    const int n = std::atoi(env);
+    if (n > 0) return n;
+  }
   const unsigned hw = std::thread::hardware_concurrency();
   return hw > 1 ? int(hw) : 1;
 }

@@ -135,15 +135,13 @@ std::vector<std::string> rank_environment(const std::vector<std::pair<std::strin
   return env;
 }
 
-// The ranks share this node's cores: unless told otherwise, each runtime
-// takes its share instead of one thread per core (which would make N
-// ranks fight over every core, as OpenMP defaults do under torchrun).
-RunOptions rank_run_options(RunOptions run, int nproc) {
-  if (run.threads == 0) {
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    run.threads = std::max(1, int(cores > 0 ? cores : 1) / nproc);
-  }
-  return run;
+// The ranks share this node's cores: unless --threads says otherwise, each
+// rank's runtimes take their share (KILN_NUM_THREADS) instead of one thread
+// per core, which would make N ranks fight over every core.
+int rank_threads(const RunOptions& run, int nproc) {
+  if (run.threads > 0) return run.threads;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return std::max(1, int(cores > 0 ? cores : 1) / nproc);
 }
 
 std::vector<RankLaunch> plan_ranks(const LaunchOptions& options, const ScriptCommandLine& line) {
@@ -152,7 +150,7 @@ std::vector<RankLaunch> plan_ranks(const LaunchOptions& options, const ScriptCom
     argv.push_back(line.script);
   } else {
     argv = {"kiln", "run"};
-    const std::vector<std::string> run_options = rank_run_options(line.run, options.nproc).arguments();
+    const std::vector<std::string> run_options = line.run.arguments();
     argv.insert(argv.end(), run_options.begin(), run_options.end());
     argv.emplace_back("--");
     argv.push_back(line.script);
@@ -168,6 +166,7 @@ std::vector<RankLaunch> plan_ranks(const LaunchOptions& options, const ScriptCom
         {"RANK", std::to_string(rank)},        {"WORLD_SIZE", std::to_string(options.nnodes * options.nproc)},
         {"LOCAL_RANK", std::to_string(local)}, {"LOCAL_WORLD_SIZE", std::to_string(options.nproc)},
         {"MASTER_ADDR", options.master_addr},  {"MASTER_PORT", std::to_string(options.master_port)},
+        {"KILN_NUM_THREADS", std::to_string(rank_threads(line.run, options.nproc))},
     };
     ranks.push_back(RankLaunch{rank, program, argv, rank_environment(vars)});
   }

@@ -29,7 +29,8 @@ constexpr std::array kCommands = {
             "and exits with 1.\n"
             "\n"
             "options (before the script):\n"
-            "  --threads N   CPU threads of the runtime (0, the default: one per hardware thread)\n"
+            "  --threads N   CPU threads of the runtime (0, the default: KILN_NUM_THREADS, else one\n"
+            "                per hardware thread)\n"
             "  --seed N      initial seed of the runtime's random stream (default 0)\n"
             "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
             "  --            ends the options (for a script whose name starts with '-')\n",
@@ -43,8 +44,8 @@ constexpr std::array kCommands = {
             "Starts N ranks on this node, each running `kiln run [run options] script.lua\n"
             "[args...]` with this kiln executable and these variables added to the\n"
             "environment: RANK (node rank x N + local rank), WORLD_SIZE (M x N),\n"
-            "LOCAL_RANK, LOCAL_WORLD_SIZE (N), MASTER_ADDR and MASTER_PORT. With several\n"
-            "nodes, run it once on each.\n"
+            "LOCAL_RANK, LOCAL_WORLD_SIZE (N), MASTER_ADDR, MASTER_PORT and\n"
+            "KILN_NUM_THREADS. With several nodes, run it once on each.\n"
             "\n"
             "Each line a rank writes goes to the same stream with \"[rank R] \" before it.\n"
             "Ranks read their standard input from /dev/null and run in process groups of\n"
@@ -69,7 +70,8 @@ constexpr std::array kCommands = {
             "\n"
             "run options (checked, then given to each kiln run; see kiln run --help):\n"
             "  --threads N   CPU threads of each rank's runtime (default: this node's cores\n"
-            "                divided among its ranks, at least 1)\n"
+            "                divided among its ranks, at least 1, given to every rank as\n"
+            "                KILN_NUM_THREADS, which kiln runtimes take by default)\n"
             "  --seed N      initial seed of each rank's random stream\n"
             "  --sandbox     run the script as untrusted (without os, it cannot read RANK)\n",
             launch_command},

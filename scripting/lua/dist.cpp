@@ -3,7 +3,7 @@
 //
 //   local dist = kiln.dist
 //   dist.in_job()                   -- started by kiln launch (or torchrun-style variables)?
-//   dist.rank(), dist.world_size()  -- of the job; 0 and 1 outside one
+//   dist.rank(), dist.world_size()  -- of the job (read from the environment); 0 and 1 outside one
 //   local g = dist.group{backend = "gloo", timeout = 60, name = "eval",   -- all optional; ranks and
 //                        rank = 0, world_size = 2, master_addr = "127.0.0.1", master_port = 29500}  -- address
 //                                                                         -- default to the environment
@@ -24,8 +24,6 @@
 // naming its rank.
 #include "dist.hpp"
 
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "nn_shared.hpp"
@@ -39,12 +37,6 @@ constexpr const char* kWork = "kiln.Work";
 
 kiln_process_group* check_group(lua_State* L, int index) {
   return static_cast<kiln_process_group*>(check_handle(L, index, kGroup));
-}
-
-bool environment_has_job() {
-  const char* rank = std::getenv("RANK");
-  const char* world = std::getenv("WORLD_SIZE");
-  return rank && *rank && world && *world;
 }
 
 // A sandboxed script reaches no network: it may not meet other processes.
@@ -186,7 +178,9 @@ int push_default(lua_State* L) {
 }
 
 int in_job(lua_State* L) {
-  lua_pushboolean(L, environment_has_job());
+  int job = 0;
+  check(L, kiln_dist_job(&job, nullptr, nullptr));
+  lua_pushboolean(L, job);
   return 1;
 }
 
@@ -254,15 +248,7 @@ constexpr luaL_Reg kFunctions[] = {
 
 }  // namespace
 
-void job_rank(lua_State* L, int* rank, int* world_size) {
-  *rank = 0;
-  *world_size = 1;
-  if (!environment_has_job()) return;
-  kiln_process_group* g = default_group(L);
-  const kiln_status status = kiln_process_group_rank(g, rank, world_size);
-  kiln_process_group_release(g);
-  check(L, status);
-}
+void job_rank(lua_State* L, int* rank, int* world_size) { check(L, kiln_dist_job(nullptr, rank, world_size)); }
 
 void open_dist(lua_State* L) {
   define_kind(L, kGroup, [](void* h) { kiln_process_group_release(static_cast<kiln_process_group*>(h)); },

@@ -6,9 +6,8 @@
 
 namespace kiln::lua {
 
-// This process's rank and the job's size: those of the runtime's default
-// group inside a job (RANK and WORLD_SIZE are set; the group is made on
-// first use), 0 and 1 outside one.
+// This process's rank and the job's size (RANK and WORLD_SIZE, checked),
+// 0 and 1 outside a job; nobody is contacted.
 void job_rank(lua_State* L, int* rank, int* world_size);
 
 }  // namespace kiln::lua

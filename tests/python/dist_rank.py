@@ -1,8 +1,7 @@
-"""One rank of the jobs that test_dist.py starts: `dist_rank.py MODE FOLDER
-PORT...` with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT in the
-environment. The PORTs are free ports for groups beside the default group:
-each group's rank 0 serves a store of its own at the group's master_port,
-so groups alive at the same time need ports of their own.
+"""One rank of the jobs that test_dist.py starts: `dist_rank.py MODE FOLDER`
+with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT in the environment. The
+groups it makes beside the default group meet at the same port (the job's
+groups share its store).
 
 collectives: every collective on a group of its own and on the default
   group, blocking and asynchronous, on f32, f64 and i64 tensors over NumPy
@@ -102,7 +101,7 @@ def on_group(g, rank, dtype):
     g.barrier()
 
 
-def the_work_keeps_its_tensors(g, rank, port):
+def the_work_keeps_its_tensors(g, rank):
     """A Work owns its tensors and group: the caller may drop or close theirs at once."""
     a = np.full(100_000, rank + 1.0, np.float32)
     work = g.all_reduce(kiln.from_numpy(a), async_op=True)  # the Tensor object is gone at once
@@ -118,7 +117,7 @@ def the_work_keeps_its_tensors(g, rank, port):
     work.close()
     expect(b, np.full(1000, 3.0), "all_reduce of a closed Tensor")
 
-    short = kiln.ProcessGroup(timeout=20, name="short-lived", master_port=port)
+    short = kiln.ProcessGroup(timeout=20, name="short-lived")
     c = np.array([rank + 1], np.int64)
     work = short.all_reduce(kiln.from_numpy(c), async_op=True)
     short.close()  # the Work keeps the group until it is closed
@@ -165,14 +164,14 @@ def mistakes(g, rank):
     g.barrier()  # none of these broke the group
 
 
-def collectives(rank, folder, ports):
+def collectives(rank, folder):
     dist = kiln.dist
     assert dist.in_job() and (dist.rank(), dist.world_size()) == (rank, 2), (dist.rank(), dist.world_size())
-    g = kiln.ProcessGroup(timeout=20, name="python-test", master_port=ports[0])
+    g = kiln.ProcessGroup(timeout=20, name="python-test")
     assert (g.rank(), g.world_size(), g.backend()) == (rank, 2, "gloo"), repr(g)
     for dtype in DTYPES:
         on_group(g, rank, dtype)
-    the_work_keeps_its_tensors(g, rank, ports[1])
+    the_work_keeps_its_tensors(g, rank)
     on_default_group(rank)
     mistakes(g, rank)
     print(f"rank {rank}: collectives passed")
@@ -188,7 +187,7 @@ def save(folder, name, rank, model):
     np.savez(os.path.join(folder, f"{name}_{rank}.npz"), **{k: p.numpy() for k, p in model.parameters().items()})
 
 
-def ddp(rank, folder, ports):
+def ddp(rank, folder):
     rt = kiln.Runtime(seed=100 + rank, num_threads=1)  # different initial weights: ddp broadcasts rank 0's
     inputs, targets = support.blobs(256)
     source = kiln.DataSource("tensors", input=inputs, target=targets, runtime=rt)
@@ -227,7 +226,7 @@ def ddp(rank, folder, ports):
     print(f"rank {rank}: ddp trained (loss {losses[0]:.3f} -> {losses[-1]:.3f})")
 
 
-def killed(rank, folder, ports):
+def killed(rank, folder):
     g = kiln.ProcessGroup(timeout=5, name="doomed")
     t = kiln.ones(1000)
     g.all_reduce(t)
@@ -251,10 +250,10 @@ def killed(rank, folder, ports):
 
 
 def main():
-    mode, folder, ports = sys.argv[1], sys.argv[2], [int(p) for p in sys.argv[3:]]
+    mode, folder = sys.argv[1], sys.argv[2]
     rank = int(os.environ["RANK"])
     kiln.set_default_runtime(kiln.Runtime(num_threads=1))
-    {"collectives": collectives, "ddp": ddp, "killed": killed}[mode](rank, folder, ports)
+    {"collectives": collectives, "ddp": ddp, "killed": killed}[mode](rank, folder)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,12 @@
 extern "C" {
 #endif
 
+/* Where this process stands in its job, from the environment alone (no
+ * one is contacted): *in_job = 1 with RANK and WORLD_SIZE read and checked
+ * when both are set, *in_job = 0 with rank 0 of 1 otherwise. A malformed
+ * value fails naming the variable. Any output may be NULL. */
+KILN_API kiln_status kiln_dist_job(int* in_job, int* rank, int* world_size);
+
 /* Set `size` to sizeof(kiln_process_group_options); initialise by name.
  * Fields left 0 or NULL take the environment's value (RANK, WORLD_SIZE,
  * MASTER_ADDR, MASTER_PORT, KILN_DIST_TIMEOUT in seconds), then the

@@ -79,6 +79,16 @@ kiln_process_group* default_process_group(kiln_runtime* rt) {
 
 extern "C" {
 
+kiln_status kiln_dist_job(int* in_job, int* rank, int* world_size) {
+  return guarded(__func__, [&] {
+    const bool job = ProcessGroupOptions::environment_has_job();
+    const ProcessGroupOptions o = job ? ProcessGroupOptions::from_environment() : ProcessGroupOptions{};
+    if (in_job) *in_job = job ? 1 : 0;
+    if (rank) *rank = o.rank;
+    if (world_size) *world_size = o.world_size;
+  });
+}
+
 kiln_status kiln_process_group_create(kiln_runtime* rt, const kiln_process_group_options* options,
                                       kiln_process_group** out) {
   KILN_REQUIRE(rt, out);

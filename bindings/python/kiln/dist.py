@@ -35,7 +35,6 @@ import ctypes
 import datetime
 import enum
 import numbers
-import os
 
 from . import _capi, errors
 from ._handle import Handle
@@ -301,10 +300,17 @@ class ProcessGroup(Handle):
 # ---- the job and its default group --------------------------------------------------------
 
 
+def _job():
+    """(in a job, rank, world size) from the environment, read and checked by kiln."""
+    job, rank_, world = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    lib.kiln_dist_job(ctypes.byref(job), ctypes.byref(rank_), ctypes.byref(world))
+    return bool(job.value), rank_.value, world.value
+
+
 def in_job():
     """Whether this process is a rank of a job: RANK and WORLD_SIZE are set
     (by kiln launch, torchrun, srun-style launchers)."""
-    return bool(os.environ.get("RANK")) and bool(os.environ.get("WORLD_SIZE"))
+    return _job()[0]
 
 
 def default_group(runtime=None):
@@ -321,31 +327,15 @@ def _default_group(runtime):
     return ProcessGroup._adopt(out.value, runtime)
 
 
-def _whole_number(name, low, high):
-    """The environment variable `name` as kiln reads it: a whole number in [low, high]."""
-    value = os.environ.get(name, "")
-    if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
-        raise errors.InvalidArgument(f"the environment variable {name} must be a whole number in [{low}, {high}], "
-                                     f"got '{value}'")
-    return int(value)
-
-
-def _job_rank():
-    if not in_job():
-        return 0, 1
-    world = _whole_number("WORLD_SIZE", 1, 1 << 20)
-    return _whole_number("RANK", 0, world - 1), world
-
-
 def rank():
     """This process's rank in the job (RANK, checked as kiln checks it); 0
     outside a job. Nothing is connected: no group is made."""
-    return _job_rank()[0]
+    return _job()[1]
 
 
 def world_size():
     """The number of ranks in the job (WORLD_SIZE); 1 outside a job."""
-    return _job_rank()[1]
+    return _job()[2]
 
 
 def _on(group, runtime, operation):

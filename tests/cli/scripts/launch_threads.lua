@@ -1,5 +1,2 @@
--- Prints the kiln run options this rank was started with (from its command line).
-local f = assert(io.open("/proc/self/cmdline", "rb"))
-local cmdline = f:read("a"):gsub("%z", " ")
-f:close()
-print("threads option: " .. (cmdline:match("%-%-threads=%d+") or "none"))
+-- Prints the CPU threads this rank's runtimes take by default.
+print("KILN_NUM_THREADS=" .. tostring(os.getenv("KILN_NUM_THREADS")))
