@@ -23,7 +23,7 @@ static void refuses_missing_file(kiln_runtime* rt) { REFUSED(rt, MISSING_PLUGIN,
 static void refuses_no_entry(kiln_runtime* rt) { REFUSED(rt, NO_ENTRY_PLUGIN, "does not export kiln_plugin_entry"); }
 
 static void refuses_future_abi(kiln_runtime* rt) {
-  REFUSED(rt, FUTURE_PLUGIN, "plugin 'test-future' (" FUTURE_PLUGIN ") needs ABI 2.0, host has 1.0-1.1");
+  REFUSED(rt, FUTURE_PLUGIN, "plugin 'test-future' (" FUTURE_PLUGIN ") needs ABI 2.0, host has 1.0 to 1.1");
   check_strategy_absent(rt, "test_future_was_registered"); /* register_fn never ran */
 }
 
