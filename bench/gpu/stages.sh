@@ -235,6 +235,15 @@ stage_gpu_tests() { run_ctest -R '^gpu/'; }
 
 stage_all_tests() { run_ctest -E '^gpu/'; }
 
+# NCCL between the GPUs, one rank per GPU (kiln launch --nproc-per-node
+# gpu): all-reduce bandwidth from 1 KB to 256 MB; reports the largest.
+stage_nccl_allreduce() {
+  timeout "$(inner_limit)" "$GPU_CHECK_BUILD/bin/kiln" launch --nproc-per-node gpu --no-lua \
+    "$GPU_CHECK_BUILD/bench/kiln_allreduce_bench" nccl || { result "$(last_output_line)"; return 1; }
+  result "$(sed -n 's/^\[rank 0\] *268435456 *\([0-9.]*\) *\([0-9.]*\)$/256 MB all-reduce: \1 us, bus \2 GB\/s/p' \
+    "$(stage_log)")"
+}
+
 # Trains examples/fashion_mnist.lua on the device for the epochs the stage's
 # time allows, and reports the last test accuracy.
 stage_train() {
