@@ -2,7 +2,10 @@
  * batch 32 each (and at batch 16 with 2 accumulated micro-batches) end with
  * the parameters of 1 process at batch 64, after the same steps over the
  * same shuffled data, for SGD with momentum and for AdamW. Rank 1 starts
- * from other weights (another seed): ddp must broadcast rank 0's. */
+ * from other weights (another seed): ddp must broadcast rank 0's.
+ *
+ * With argv[1] "agree" it checks promise 13 instead: ranks that disagree
+ * on the step refuse to save, naming the rank, and write nothing. */
 #include "ranks.h"
 
 #include <math.h>
@@ -21,6 +24,10 @@ typedef struct {
   int64_t batch;         /* per rank */
   int64_t accumulate;
   const char* out_path;  /* rank 0 writes its final parameters here */
+  /* Promise 13: rank 1 loads this training state (taken at another step)
+   * instead of training, then both ranks try to save to save_path. */
+  const char* state_of_rank1;
+  const char* save_path; /* the training state is saved here at the end */
 } job;
 
 static kiln_module* make_mlp(kiln_runtime* rt) {
@@ -119,7 +126,18 @@ static int train(int rank, int world, int port, void* user) {
   o.accumulate = j->accumulate;
   o.progress = 3;
   CHECK_OK(kiln_trainer_create(rt, &o, &trainer));
-  if (trainer) CHECK_OK(kiln_trainer_run(trainer));
+  if (trainer && j->state_of_rank1) {
+    if (rank == 1) CHECK_OK(kiln_trainer_load(trainer, j->state_of_rank1));
+    CHECK_ERROR(kiln_trainer_save(trainer, j->save_path), KILN_ERR_INVALID_STATE,
+                "the ranks disagree: rank 1 has step ", ", rank 0 has 0", "every rank must run the same model");
+    CHECK(access(j->save_path, F_OK) != 0); /* nothing written */
+    if (rank == 0) CHECK_OK(kiln_trainer_load(trainer, j->state_of_rank1));
+    CHECK_OK(kiln_trainer_save(trainer, j->save_path)); /* now they agree: rank 0 writes it */
+    if (rank == 0) CHECK(access(j->save_path, F_OK) == 0);
+  } else if (trainer) {
+    CHECK_OK(kiln_trainer_run(trainer));
+    if (j->save_path) CHECK_OK(kiln_trainer_save(trainer, j->save_path));
+  }
   for (i = 0; i < 4; ++i) {
     int64_t n = 0;
     CHECK_OK(kiln_tensor_numel(params[i], &n));
@@ -127,7 +145,7 @@ static int train(int rank, int world, int port, void* user) {
     n_values += (size_t)n;
     kiln_tensor_release(params[i]);
   }
-  if (rank == 0) {
+  if (rank == 0 && j->out_path) {
     FILE* f = fopen(j->out_path, "wb");
     CHECK(f && fwrite(values, sizeof(float), n_values, f) == n_values);
     if (f) fclose(f);
@@ -158,7 +176,7 @@ static int run(job* j, int world, const char* path, float* out) {
 }
 
 static void compare(const char* optimizer, int64_t batch, int64_t accumulate, const char* dir) {
-  job single = {optimizer, 64, 1, NULL}, ddp = {optimizer, batch, accumulate, NULL};
+  job single = {optimizer, 64, 1, NULL, NULL, NULL}, ddp = {optimizer, batch, accumulate, NULL, NULL, NULL};
   float a[MAX_PARAMS], b[MAX_PARAMS];
   char pa[512], pb[512];
   double worst = 0;
@@ -176,9 +194,28 @@ static void compare(const char* optimizer, int64_t batch, int64_t accumulate, co
   CHECK(worst < 1e-4);
 }
 
-int main(void) {
+/* Promise 13: one process trains a few steps and saves its state; in a job
+ * of 2 ranks, rank 1 loads it (so it stands at step STEPS, rank 0 at 0). */
+static void ranks_that_disagree_refuse_to_save(const char* dir) {
+  job single = {"SGD", 64, 1, NULL, NULL, NULL}, pair = {"SGD", 32, 1, NULL, NULL, NULL};
+  char state[512], both[512];
+  int statuses[MAX_RANKS];
+  snprintf(state, sizeof state, "%s/state.safetensors", dir);
+  snprintf(both, sizeof both, "%s/both.safetensors", dir);
+  single.save_path = state;
+  CHECK(run_ranks(1, train, &single, 120.0, statuses) == 0);
+  pair.save_path = both;
+  pair.state_of_rank1 = state;
+  CHECK(run_ranks(2, train, &pair, 120.0, statuses) == 0);
+}
+
+int main(int argc, char** argv) {
   char dir[] = "/tmp/kiln-ddp-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
+  if (argc > 1 && strcmp(argv[1], "agree") == 0) {
+    ranks_that_disagree_refuse_to_save(dir);
+    return check_report("dist/ranks_agree_before_saving");
+  }
   compare("SGD", 32, 1, dir);
   compare("AdamW", 32, 1, dir);
   compare("SGD", 16, 2, dir);

@@ -3,7 +3,9 @@
  * argv[1] names (exit0, exit1, abort, sigkill: its process ends; hang: it
  * never joins) and the survivors' next all-reduce must fail within the
  * timeout plus a margin, with an error naming the victim. argv[2] is the
- * victim's rank (default 2; rank 0 also takes the store down with it). */
+ * victim's rank (default 2; rank 0 also takes the store down with it).
+ * Mode "silent" is promise 12: the victim stays alive but never sends what
+ * the others wait to receive from it. */
 #include "ranks.h"
 
 #include <sys/resource.h>
@@ -28,7 +30,7 @@ static void die(const char* mode) {
     abort();
   }
   if (strcmp(mode, "sigkill") == 0) kill(getpid(), SIGKILL);
-  /* hang: alive but never joining, until well after the others gave up */
+  /* hang, silent: alive but never joining, until well after the others gave up */
   sleep((unsigned)(kTimeout + kMargin + 2));
   _exit(0);
 }
@@ -50,12 +52,16 @@ static int rank_main(int rank, int world, int port, void* user) {
   if (rank == f->victim) die(f->mode);
 
   start = seconds_now();
-  st = kiln_process_group_all_reduce(pg, t, KILN_REDUCE_SUM, NULL);
+  if (strcmp(f->mode, "silent") == 0) {
+    st = kiln_process_group_recv(pg, t, f->victim, 3, NULL);
+  } else {
+    st = kiln_process_group_all_reduce(pg, t, KILN_REDUCE_SUM, NULL);
+  }
   took = seconds_now() - start;
   snprintf(victim_text, sizeof victim_text, "rank %d", f->victim);
-  CHECK(st == (strcmp(f->mode, "hang") == 0 ? KILN_ERR_TIMEOUT : KILN_ERR_PEER));
+  CHECK(st == (strcmp(f->mode, "hang") == 0 || strcmp(f->mode, "silent") == 0 ? KILN_ERR_TIMEOUT : KILN_ERR_PEER));
   CHECK(strstr(kiln_last_error(), victim_text) != NULL);
-  CHECK(strstr(kiln_last_error(), "all_reduce") != NULL);
+  CHECK(strstr(kiln_last_error(), strcmp(f->mode, "silent") == 0 ? "recv" : "all_reduce") != NULL);
   CHECK(took < kTimeout + kMargin);
   printf("rank %d, victim %s by %s: failed after %.2f s: %s\n", rank, victim_text, f->mode, took, kiln_last_error());
   /* The group is broken: the next call fails at once with the same error. */

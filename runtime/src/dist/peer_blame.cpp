@@ -55,9 +55,11 @@ bool says_timed_out(const std::string& message) {
   return lower.find("timed out") != std::string::npos || lower.find("timeout") != std::string::npos;
 }
 
-Error blame_failure(Store& store, const ProcessGroupOptions& o, const std::string& prefix, const std::string& what,
-                    std::optional<uint32_t> seq, const std::exception& failure) {
-  const std::string op = seq ? str_cat(what, " #", *seq, " on rank ", o.rank) : str_cat(what, " on rank ", o.rank);
+Error blame_failure(Store& store, const ProcessGroupOptions& o, const std::string& prefix,
+                    const FailedOperation& failed, const std::exception& failure) {
+  const std::optional<uint32_t> seq = failed.seq;
+  const std::string op = seq ? str_cat(failed.what, " #", *seq, " on rank ", o.rank)
+                             : str_cat(failed.what, " on rank ", o.rank);
   const std::string said = str_cat(o.backend, " said: ", failure.what());
   const bool timed_out = says_timed_out(failure.what());
   try {
@@ -85,6 +87,11 @@ Error blame_failure(Store& store, const ProcessGroupOptions& o, const std::strin
         return Error(Status::timeout, str_cat(op, ": timed out after ", o.timeout.count(), " ms: ",
                                               ranks_phrase(missing), " did not join it; ", said));
       }
+    }
+    if (timed_out && failed.peer) {
+      // Alive (it has not left), but it never took its side of the transfer.
+      return Error(Status::timeout, str_cat(op, ": timed out after ", o.timeout.count(), " ms: rank ", *failed.peer,
+                                            " did not take part; ", said));
     }
   } catch (const std::exception& e) {
     // Rank 0 serves the store: when the store is gone, so is rank 0.

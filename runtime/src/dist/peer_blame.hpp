@@ -15,11 +15,18 @@
 
 namespace kiln::dist {
 
-// `what` describes the operation ("all_reduce (sum, f32[10])"); `seq` is
-// the collective's number (none for send and recv). Status::peer when a
-// rank left, Status::timeout when ranks are alive but did not take part.
+// What failed: `what` describes the operation ("all_reduce (sum, f32[10])");
+// a collective has its number `seq`, a send or recv its `peer`.
+struct FailedOperation {
+  std::string what;
+  std::optional<uint32_t> seq;
+  std::optional<int> peer;
+};
+
+// Status::peer when a rank left, Status::timeout when ranks are alive but
+// did not take part (for a send or recv: the peer did not).
 Error blame_failure(Store& store, const ProcessGroupOptions& options, const std::string& prefix,
-                    const std::string& what, std::optional<uint32_t> seq, const std::exception& failure);
+                    const FailedOperation& op, const std::exception& failure);
 
 // True when a backend's message says it gave up waiting.
 bool says_timed_out(const std::string& message);

@@ -117,7 +117,7 @@ std::shared_ptr<Work> ProcessGroup::enqueue(std::string what, std::function<void
         run(seq);
       } catch (const std::exception& e) {
         error = remember_failure(
-            std::make_exception_ptr(blame_failure(*store_, options_, prefix_, what, seq, e)));
+            std::make_exception_ptr(blame_failure(*store_, options_, prefix_, {what, seq, std::nullopt}, e)));
       }
     }
     work->finish(error);
@@ -125,19 +125,20 @@ std::shared_ptr<Work> ProcessGroup::enqueue(std::string what, std::function<void
   return work;
 }
 
-std::shared_ptr<Work> ProcessGroup::start_p2p(std::string what, std::function<std::function<void()>()> start) {
+std::shared_ptr<Work> ProcessGroup::start_p2p(std::string what, int peer,
+                                              std::function<std::function<void()>()> start) {
   auto work = std::make_shared<Work>();
   if (std::exception_ptr error = first_failure()) {
     work->finish(error);
     return work;
   }
   std::function<void()> complete = start();
-  work->complete_on_wait([this, what = std::move(what), complete = std::move(complete)] {
+  work->complete_on_wait([this, what = std::move(what), peer, complete = std::move(complete)] {
     try {
       complete();
     } catch (const std::exception& e) {
       std::rethrow_exception(remember_failure(
-          std::make_exception_ptr(blame_failure(*store_, options_, prefix_, what, std::nullopt, e))));
+          std::make_exception_ptr(blame_failure(*store_, options_, prefix_, {what, std::nullopt, peer}, e))));
     }
   });
   return work;
@@ -202,7 +203,7 @@ std::shared_ptr<Work> ProcessGroup::send(const Tensor& t, int dst, int tag) {
   check_tensor(t, "send", "tensor");
   check_peer(dst, "send", "destination");
   KILN_CHECK(tag >= 0, Status::invalid_argument, "send: the tag must be >= 0, got ", tag);
-  return start_p2p(str_cat("send (", describe(t), " to rank ", dst, ", tag ", tag, ")"),
+  return start_p2p(str_cat("send (", describe(t), " to rank ", dst, ", tag ", tag, ")"), dst,
                    [&] { return backend_->start_send(t, dst, tag); });
 }
 
@@ -210,7 +211,7 @@ std::shared_ptr<Work> ProcessGroup::recv(const Tensor& t, int src, int tag) {
   check_tensor(t, "recv", "tensor");
   check_peer(src, "recv", "source");
   KILN_CHECK(tag >= 0, Status::invalid_argument, "recv: the tag must be >= 0, got ", tag);
-  return start_p2p(str_cat("recv (", describe(t), " from rank ", src, ", tag ", tag, ")"),
+  return start_p2p(str_cat("recv (", describe(t), " from rank ", src, ", tag ", tag, ")"), src,
                    [&] { return backend_->start_recv(t, src, tag); });
 }
 

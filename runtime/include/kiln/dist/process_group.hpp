@@ -141,7 +141,7 @@ class ProcessGroup {
   void check_tensor(const Tensor& t, const char* op, const char* what) const;
   void check_peer(int peer, const char* op, const char* what) const;
   std::shared_ptr<Work> enqueue(std::string what, std::function<void(uint32_t seq)> run);
-  std::shared_ptr<Work> start_p2p(std::string what, std::function<std::function<void()>()> start);
+  std::shared_ptr<Work> start_p2p(std::string what, int peer, std::function<std::function<void()>()> start);
   // The first operation that failed broke the group: later ones fail with its error.
   std::exception_ptr first_failure() const;
   std::exception_ptr remember_failure(std::exception_ptr error);
