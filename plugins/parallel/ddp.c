@@ -121,25 +121,27 @@ static kiln_status gradient_ready(void* user, kiln_tensor* leaf) {
   return launch_ready(s);
 }
 
+/* Broadcasts from rank 0 the tensors a module lists with count and get
+ * (its parameters, or its buffers). */
+static kiln_status broadcast_listed(ddp_state* s, kiln_module* model,
+                                    kiln_status (*count)(const kiln_module*, size_t*),
+                                    kiln_status (*get)(const kiln_module*, size_t, const char**, kiln_tensor**)) {
+  size_t n = 0, i;
+  kiln_status st = count(model, &n);
+  for (i = 0; st == KILN_OK && i < n; ++i) {
+    const char* name = NULL;
+    kiln_tensor* t = NULL;
+    st = get(model, i, &name, &t);
+    if (st == KILN_OK) st = kp_host.process_group_broadcast(s->group, t, 0, NULL);
+    kp_host.tensor_release(t);
+  }
+  return st;
+}
+
 /* Every rank starts from rank 0's weights and running statistics. */
 static kiln_status broadcast_state(ddp_state* s, kiln_module* model) {
-  size_t n = 0, i;
-  kiln_status st = kp_host.module_parameter_count(model, &n);
-  for (i = 0; st == KILN_OK && i < n; ++i) {
-    const char* name = NULL;
-    kiln_tensor* p = NULL;
-    st = kp_host.module_parameter(model, i, &name, &p);
-    if (st == KILN_OK) st = kp_host.process_group_broadcast(s->group, p, 0, NULL);
-    kp_host.tensor_release(p);
-  }
-  if (st == KILN_OK) st = kp_host.module_buffer_count(model, &n);
-  for (i = 0; st == KILN_OK && i < n; ++i) {
-    const char* name = NULL;
-    kiln_tensor* b = NULL;
-    st = kp_host.module_buffer(model, i, &name, &b);
-    if (st == KILN_OK) st = kp_host.process_group_broadcast(s->group, b, 0, NULL);
-    kp_host.tensor_release(b);
-  }
+  kiln_status st = broadcast_listed(s, model, kp_host.module_parameter_count, kp_host.module_parameter);
+  if (st == KILN_OK) st = broadcast_listed(s, model, kp_host.module_buffer_count, kp_host.module_buffer);
   return st;
 }
 

@@ -171,24 +171,26 @@ std::shared_ptr<Work> ProcessGroup::broadcast(const Tensor& t, int root) {
                  [this, t, root](uint32_t seq) { backend_->broadcast(t, root, seq); });
 }
 
+void ProcessGroup::check_parts(const Tensor& input, const Tensor& output, const char* op, bool output_whole) const {
+  check_tensor(input, op, "input");
+  check_tensor(output, op, "output");
+  KILN_CHECK(input.dtype() == output.dtype(), Status::dtype_mismatch, op, ": input is ", dtype_name(input.dtype()),
+             " but output is ", dtype_name(output.dtype()));
+  const Tensor& whole = output_whole ? output : input;
+  const Tensor& part = output_whole ? input : output;
+  KILN_CHECK(whole.numel() == part.numel() * size(), Status::shape_mismatch, op, ": ",
+             output_whole ? "output " : "input ", describe(whole), " must have ", size(), " (ranks) x ", part.numel(),
+             output_whole ? " (input's)" : " (output's)", " elements");
+}
+
 std::shared_ptr<Work> ProcessGroup::all_gather(const Tensor& input, const Tensor& output) {
-  check_tensor(input, "all_gather", "input");
-  check_tensor(output, "all_gather", "output");
-  KILN_CHECK(input.dtype() == output.dtype(), Status::dtype_mismatch, "all_gather: input is ",
-             dtype_name(input.dtype()), " but output is ", dtype_name(output.dtype()));
-  KILN_CHECK(output.numel() == input.numel() * size(), Status::shape_mismatch, "all_gather: output ",
-             describe(output), " must have ", size(), " (ranks) x ", input.numel(), " (input's) elements");
+  check_parts(input, output, "all_gather", true);
   return enqueue(str_cat("all_gather (", describe(input), ")"),
                  [this, input, output](uint32_t seq) { backend_->all_gather(input, output, seq); });
 }
 
 std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& input, const Tensor& output, ReduceOp op) {
-  check_tensor(input, "reduce_scatter", "input");
-  check_tensor(output, "reduce_scatter", "output");
-  KILN_CHECK(input.dtype() == output.dtype(), Status::dtype_mismatch, "reduce_scatter: input is ",
-             dtype_name(input.dtype()), " but output is ", dtype_name(output.dtype()));
-  KILN_CHECK(input.numel() == output.numel() * size(), Status::shape_mismatch, "reduce_scatter: input ",
-             describe(input), " must have ", size(), " (ranks) x ", output.numel(), " (output's) elements");
+  check_parts(input, output, "reduce_scatter", false);
   KILN_CHECK(op != ReduceOp::mean || is_floating(input.dtype()), Status::dtype_mismatch,
              "reduce_scatter: mean of a ", dtype_name(input.dtype()), " tensor (only floating dtypes average)");
   return enqueue(str_cat("reduce_scatter (", reduce_op_name(op), ", ", describe(input), ")"),

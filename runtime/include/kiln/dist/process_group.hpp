@@ -140,6 +140,8 @@ class ProcessGroup {
   ProcessGroup(const ProcessGroupOptions& options, std::shared_ptr<Rendezvous> rendezvous, std::string prefix);
   void check_tensor(const Tensor& t, const char* op, const char* what) const;
   void check_peer(int peer, const char* op, const char* what) const;
+  // Same dtype, and the whole (output when output_whole) has ranks x the part's elements.
+  void check_parts(const Tensor& input, const Tensor& output, const char* op, bool output_whole) const;
   std::shared_ptr<Work> enqueue(std::string what, std::function<void(uint32_t seq)> run);
   std::shared_ptr<Work> start_p2p(std::string what, int peer, std::function<std::function<void()>()> start);
   // The first operation that failed broke the group: later ones fail with its error.
