@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
     double times[50];
     kiln_tensor* t = NULL;
     int i;
-    if (kiln_tensor_full(rt, &n, 1, 1.0, KILN_F32, device, local ? atoi(local) : 0, &t) != KILN_OK)
+    const int index = device == KILN_DEVICE_CUDA && local ? atoi(local) : 0;
+    if (kiln_tensor_full(rt, &n, 1, 1.0, KILN_F32, device, index, &t) != KILN_OK)
       return fail("making the tensor");
     for (i = 0; i < 3; ++i) kiln_process_group_all_reduce(pg, t, KILN_REDUCE_SUM, NULL); /* warm up */
     for (i = 0; i < reps; ++i) {
