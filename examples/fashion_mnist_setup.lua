@@ -41,7 +41,7 @@ function setup.loaders(kiln, options)
     train_transforms[#train_transforms + 1] = kiln.data.transform("random_hflip", {})
   end
   local train = kiln.data.loader(source("train", options.limit), {
-    batch_size = options.batch_size, shuffle = true, seed = 1, workers = 2, transforms = train_transforms,
+    batch_size = options.batch_size, shuffle = true, seed = 1, workers = options.workers or 2, transforms = train_transforms,
     device = options.device, shard = options.shard,
   })
   local test = kiln.data.loader(source("t10k"), {
