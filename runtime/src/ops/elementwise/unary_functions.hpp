@@ -3,7 +3,8 @@
 // the plain C++ kernels compute (in double for f64, float otherwise). The
 // C++ formulas follow oneDNN's definitions so every dtype agrees, down to
 // conventions at kinks (relu'(0) = slope, clamp passes the gradient on
-// (min, max]).
+// (min, max]). A function that runs in f32 under autocast says so with a
+// `precision` member; the others promote.
 #pragma once
 
 #include <cmath>
@@ -110,6 +111,7 @@ struct Sigmoid {
 
 struct Exp {
   static constexpr const char* name = "exp";
+  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
   static std::vector<AttrSpec> attrs() { return {}; }
   static EltwiseParams params(const OpDef&, const Attrs&) { return {alg::eltwise_exp, 0.0, 0.0}; }
   template <class A> static A value(A x, const EltwiseParams&) { return std::exp(x); }
@@ -118,6 +120,7 @@ struct Exp {
 
 struct Log {
   static constexpr const char* name = "log";
+  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
   static std::vector<AttrSpec> attrs() { return {}; }
   static EltwiseParams params(const OpDef&, const Attrs&) { return {alg::eltwise_log, 0.0, 0.0}; }
   template <class A> static A value(A x, const EltwiseParams&) { return std::log(x); }
@@ -135,6 +138,7 @@ struct Sqrt {
 // oneDNN's pow is alpha * x^beta; kiln's has alpha 1.
 struct Pow {
   static constexpr const char* name = "pow";
+  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
   static std::vector<AttrSpec> attrs() { return {attr_required("exponent", AttrType::real)}; }
   static EltwiseParams params(const OpDef& op, const Attrs& a) {
     return {alg::eltwise_pow, 1.0, op.attr_real(a, "exponent")};

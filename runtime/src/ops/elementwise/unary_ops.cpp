@@ -79,6 +79,7 @@ OpDef unary_op() {
   op.infer = unary_infer<Fn>;
   op.backward = unary_backward<Fn>;
   op.saves_outputs = false;
+  if constexpr (requires { Fn::precision; }) op.precision = Fn::precision;
   set_cpu_kernels(op, FloatTypes{}, []<class T>() -> KernelFn { return unary_kernel<Fn, T>; });
   return op;
 }

@@ -127,6 +127,7 @@ OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer, Ke
 void register_conv_ops(OpRegistry& r) {
   OpDef conv = conv_op("conv2d", {{"input"}, {"weight"}, {"bias", true}}, conv2d_infer, conv2d_kernel);
   conv.backward = conv2d_backward;
+  conv.precision = PrecisionCategory::lower;
   r.add(std::move(conv));
   OpDef grad_input = conv_op("conv2d_grad_input", {{"grad_output"}, {"weight"}}, grad_input_infer, grad_input_kernel);
   grad_input.attrs.push_back(attr_required("input_shape", AttrType::ints));

@@ -107,6 +107,7 @@ void register_linear_op(OpRegistry& r) {
   op.infer = linear_infer;
   op.backward = linear_backward;
   op.saves_outputs_for = saves_output;
+  op.precision = PrecisionCategory::lower;
   op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, linear_kernel);
   r.add(std::move(op));
 }

@@ -62,6 +62,7 @@ void register_matmul_ops(OpRegistry& r) {
   op.backward = matmul_backward;
   op.accepts_strided = true;
   op.saves_outputs = false;
+  op.precision = PrecisionCategory::lower;
   op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, matmul_kernel);
   r.add(std::move(op));
   register_linear_op(r);
