@@ -1,5 +1,6 @@
 // Reverse-mode execution: nodes run once all their consumers have delivered
 // gradients (dependency counting over the graph reachable from the root).
+#include <optional>
 #include <unordered_map>
 
 #include "kiln/autograd/grad_mode.hpp"
@@ -47,7 +48,8 @@ void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retai
   NoGradGuard no_grad(*this);
   // Backward ops run in the dtypes the forward recorded, whether or not
   // backward is called inside an autocast scope.
-  AutocastGuard no_autocast(*this, DType::f32);
+  std::optional<AutocastGuard> no_autocast;
+  if (autocast_dtype(*this) != DType::f32) no_autocast.emplace(*this, DType::f32);
   std::shared_ptr<Node> root_node = root.grad_fn();
   int root_input = root.impl()->autograd.output_nr;
   if (!root_node) {  // a leaf: its gradient is the seed itself

@@ -11,8 +11,10 @@
 namespace kiln {
 namespace {
 
-// Open scopes of this thread, innermost last: (runtime id, dtype). Empty
-// unless a scope is open, so the dispatcher's check is one comparison.
+// Open scopes of this thread, innermost last: (runtime id, dtype). The
+// dispatcher looks here only while the runtime counts an open scope on
+// some thread (Runtime::any_autocast_scope), so that op calls without
+// autocast pay one relaxed load, not a thread-local lookup.
 thread_local std::vector<std::pair<uint64_t, DType>> tls_scopes;
 
 bool is_low(DType t) { return t == DType::bf16 || t == DType::f16; }
@@ -53,30 +55,32 @@ DType target_dtype(const OpDef& op, Device device, std::span<const Tensor> input
 
 }  // namespace
 
-DType autocast_dtype(uint64_t runtime_id) {
+DType autocast_dtype(const Runtime& rt) {
+  if (!rt.any_autocast_scope()) return DType::f32;
   for (auto it = tls_scopes.rbegin(); it != tls_scopes.rend(); ++it)
-    if (it->first == runtime_id) return it->second;
+    if (it->first == rt.id()) return it->second;
   return DType::f32;
 }
 
-void push_autocast(uint64_t runtime_id, DType dtype) {
+void push_autocast(Runtime& rt, DType dtype) {
   KILN_CHECK(is_low(dtype) || dtype == DType::f32, Status::invalid_argument, "autocast: dtype ", dtype_name(dtype),
              " is not a precision to run in; expected bf16 or f16 (or f32 to turn autocast off inside a scope)");
-  tls_scopes.emplace_back(runtime_id, dtype);
+  tls_scopes.emplace_back(rt.id(), dtype);
+  rt.count_autocast_scope(1);
 }
 
-bool pop_autocast(uint64_t runtime_id) {
-  auto it = std::find_if(tls_scopes.rbegin(), tls_scopes.rend(), [&](const auto& s) { return s.first == runtime_id; });
+bool pop_autocast(Runtime& rt) {
+  const uint64_t id = rt.id();
+  auto it = std::find_if(tls_scopes.rbegin(), tls_scopes.rend(), [&](const auto& s) { return s.first == id; });
   if (it == tls_scopes.rend()) return false;
   tls_scopes.erase(std::next(it).base());
+  rt.count_autocast_scope(-1);
   return true;
 }
 
-AutocastGuard::AutocastGuard(const Runtime& rt, DType dtype) : runtime_id_(rt.id()) {
-  push_autocast(runtime_id_, dtype);
-}
+AutocastGuard::AutocastGuard(Runtime& rt, DType dtype) : runtime_(rt) { push_autocast(rt, dtype); }
 
-AutocastGuard::~AutocastGuard() { pop_autocast(runtime_id_); }
+AutocastGuard::~AutocastGuard() { pop_autocast(runtime_); }
 
 bool autocast_inputs(Runtime& rt, const OpDef& op, Device device, std::span<const Tensor> inputs, DType low,
                      std::vector<Tensor>& cast) {

@@ -118,8 +118,10 @@ std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> input
   // Under an autocast scope the op runs on cast inputs; the casts are op
   // calls of their own, recorded on the tape like any other.
   std::vector<Tensor> cast_inputs;
-  const DType low = autocast_dtype(id_);
-  if (low != DType::f32 && autocast_inputs(*this, op, device, inputs, low, cast_inputs)) inputs = cast_inputs;
+  if (any_autocast_scope()) {
+    const DType low = autocast_dtype(*this);
+    if (low != DType::f32 && autocast_inputs(*this, op, device, inputs, low, cast_inputs)) inputs = cast_inputs;
+  }
   if (op.writes_inputs && grad_enabled(id_)) check_in_place(op, inputs);
 
   std::vector<Tensor> outputs;

@@ -155,7 +155,7 @@ void compare_with_f32(Runtime& rt, Model (*make)(Runtime&), const Tensor& x, con
 
 TEST_CASE("autocast off leaves every dtype as it was", "[autocast]") {
   Runtime rt;
-  CHECK(autocast_dtype(rt.id()) == DType::f32);
+  CHECK(autocast_dtype(rt) == DType::f32);
   const Tensor x = random_tensor(rt, {4, 8}, DType::f32), w = random_tensor(rt, {3, 8}, DType::f32);
   CHECK(rt.call1("linear", {x, w}).dtype() == DType::f32);
   CHECK(rt.call1("matmul", {x, rt.call1("transpose", {w}, {{"dim0", 0}, {"dim1", 1}})}).dtype() == DType::f32);
@@ -172,7 +172,7 @@ TEST_CASE("under autocast products run low, precision-sensitive ops in f32, othe
   const Tensor b = random_tensor(rt, {3}, DType::f32), low = rt.full({4, 8}, 0.5, DType::bf16);
   const Tensor x64 = random_tensor(rt, {4, 8}, DType::f64), w64 = random_tensor(rt, {3, 8}, DType::f64);
   AutocastGuard scope(rt, DType::bf16);
-  CHECK(autocast_dtype(rt.id()) == DType::bf16);
+  CHECK(autocast_dtype(rt) == DType::bf16);
   // lower
   CHECK(rt.call1("linear", {x, w, b}).dtype() == DType::bf16);
   CHECK(rt.call1("matmul", {x, rt.call1("transpose", {w}, {{"dim0", 0}, {"dim1", 1}})}).dtype() == DType::bf16);
@@ -245,43 +245,42 @@ TEST_CASE("backward inside an autocast scope runs as it would outside", "[autoca
 
 TEST_CASE("autocast scopes nest, and f32 turns autocast off inside", "[autocast]") {
   Runtime rt;
-  const uint64_t id = rt.id();
   {
     AutocastGuard outer(rt, DType::bf16);
-    CHECK(autocast_dtype(id) == DType::bf16);
+    CHECK(autocast_dtype(rt) == DType::bf16);
     {
       AutocastGuard off(rt, DType::f32);
-      CHECK(autocast_dtype(id) == DType::f32);
+      CHECK(autocast_dtype(rt) == DType::f32);
       CHECK(rt.call1("linear", {rt.full({2, 4}, 1.0), rt.full({3, 4}, 1.0)}).dtype() == DType::f32);
       {
         AutocastGuard half(rt, DType::f16);
-        CHECK(autocast_dtype(id) == DType::f16);
+        CHECK(autocast_dtype(rt) == DType::f16);
       }
-      CHECK(autocast_dtype(id) == DType::f32);
+      CHECK(autocast_dtype(rt) == DType::f32);
     }
-    CHECK(autocast_dtype(id) == DType::bf16);
+    CHECK(autocast_dtype(rt) == DType::bf16);
   }
-  CHECK(autocast_dtype(id) == DType::f32);
-  CHECK_FALSE(pop_autocast(id));
-  require_error([&] { push_autocast(id, DType::i32); }, Status::invalid_argument, {"i32", "bf16 or f16"});
-  require_error([&] { push_autocast(id, DType::f64); }, Status::invalid_argument, {"f64"});
-  CHECK(autocast_dtype(id) == DType::f32);
+  CHECK(autocast_dtype(rt) == DType::f32);
+  CHECK_FALSE(pop_autocast(rt));
+  require_error([&] { push_autocast(rt, DType::i32); }, Status::invalid_argument, {"i32", "bf16 or f16"});
+  require_error([&] { push_autocast(rt, DType::f64); }, Status::invalid_argument, {"f64"});
+  CHECK(autocast_dtype(rt) == DType::f32);
 }
 
 TEST_CASE("autocast belongs to one runtime on one thread", "[autocast]") {
   Runtime rt, other;
   const Tensor x = rt.full({2, 4}, 1.0), w = rt.full({3, 4}, 1.0);
   AutocastGuard scope(rt, DType::bf16);
-  CHECK(autocast_dtype(other.id()) == DType::f32);
+  CHECK(autocast_dtype(other) == DType::f32);
   CHECK(other.call1("linear", {other.full({2, 4}, 1.0), other.full({3, 4}, 1.0)}).dtype() == DType::f32);
   DType seen = DType::bf16, output = DType::bf16;
   std::thread worker([&] {
-    seen = autocast_dtype(rt.id());
+    seen = autocast_dtype(rt);
     output = rt.call1("linear", {x, w}).dtype();
   });
   worker.join();
   CHECK(seen == DType::f32);
   CHECK(output == DType::f32);
-  CHECK(autocast_dtype(rt.id()) == DType::bf16);
+  CHECK(autocast_dtype(rt) == DType::bf16);
 }
 

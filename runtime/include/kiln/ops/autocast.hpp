@@ -33,25 +33,25 @@ namespace kiln {
 class Runtime;
 struct OpDef;
 
-// The low dtype of the innermost scope of this runtime on this thread: bf16
-// or f16, or f32 when none is open (or the innermost is an f32 scope).
-DType autocast_dtype(uint64_t runtime_id);
+// The low dtype of the innermost scope of `rt` on this thread: bf16 or f16,
+// or f32 when none is open (or the innermost is an f32 scope).
+DType autocast_dtype(const Runtime& rt);
 // Opens a scope: dtype bf16 or f16, or f32 to turn autocast off inside; any
 // other dtype is an invalid_argument error naming it.
-void push_autocast(uint64_t runtime_id, DType dtype);
-// Closes the innermost scope of the runtime on this thread; false when none is open.
-bool pop_autocast(uint64_t runtime_id);
+void push_autocast(Runtime& rt, DType dtype);
+// Closes the innermost scope of `rt` on this thread; false when none is open.
+bool pop_autocast(Runtime& rt);
 
 // RAII: a scope for `rt` on this thread while it lives.
 class AutocastGuard {
  public:
-  AutocastGuard(const Runtime& rt, DType dtype);
+  AutocastGuard(Runtime& rt, DType dtype);
   ~AutocastGuard();
   AutocastGuard(const AutocastGuard&) = delete;
   AutocastGuard& operator=(const AutocastGuard&) = delete;
 
  private:
-  uint64_t runtime_id_;
+  Runtime& runtime_;
 };
 
 // For the dispatcher: the inputs `op` should run on under the low dtype
