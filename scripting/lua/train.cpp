@@ -17,6 +17,7 @@
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
 //     resume = "run.safetensors",              -- a training state to continue from (it must exist)
+//     precision = "bf16",                      -- "f32" (default), "bf16" or "f16": forward and loss under autocast
 //   }
 //
 // A callback returning a true value stops training after the current step.
@@ -228,13 +229,14 @@ int fit(lua_State* L) {
                      {"model", "loss", "optimizer", "schedule", "train", "validation", "epochs", "max_steps",
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
-                      "checkpoint_every", "resume"});
+                      "checkpoint_every", "resume", "precision"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
   const std::string input_field = opt_string_field(L, 1, "input_field");
   const std::string target_field = opt_string_field(L, 1, "target_field");
   const std::string checkpoint = opt_string_field(L, 1, "checkpoint");
   const std::string resume = opt_string_field(L, 1, "resume");
+  const std::string precision = opt_string_field(L, 1, "precision");
   if (!metrics.empty()) refuse_files_in_sandbox(L, "kiln.fit: metrics");
   if (!checkpoint.empty()) refuse_files_in_sandbox(L, "kiln.fit: checkpoint");
   if (!resume.empty()) refuse_files_in_sandbox(L, "kiln.fit: resume");
@@ -259,6 +261,7 @@ int fit(lua_State* L) {
   o.target_field = target_field.empty() ? nullptr : target_field.c_str();
   o.checkpoint_path = checkpoint.empty() ? nullptr : checkpoint.c_str();
   o.checkpoint_every = opt_integer_field(L, 1, "checkpoint_every", 0);
+  o.precision = precision.empty() ? nullptr : precision.c_str();
 
   FitState s;
   s.L = L;
