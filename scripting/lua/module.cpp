@@ -1,5 +1,6 @@
 // The kiln module table: every part's functions, and the few that belong
-// to none: kiln.no_grad, kiln.manual_seed, kiln.devices, kiln.version.
+// to none: kiln.no_grad, kiln.autocast, kiln.manual_seed, kiln.devices,
+// kiln.version.
 #include "module.hpp"
 
 namespace kiln::lua {
@@ -18,6 +19,23 @@ int no_grad(lua_State* L) {
   // Lua is compiled as C++: an error in fn unwinds through here and runs
   // Restore's destructor, without a protected call that would hide the
   // error's traceback.
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// kiln.autocast(dtype, fn, ...): calls fn(...) with mixed precision in
+// dtype ("bf16" or "f16"; see kiln_autocast_begin) and returns what it
+// returns; the scope closes even when fn raises.
+int autocast(lua_State* L) {
+  const kiln_dtype dtype = check_dtype(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  kiln_runtime* rt = runtime(L);
+  check(L, kiln_autocast_begin(rt, dtype));
+  struct Restore {
+    kiln_runtime* rt;
+    ~Restore() { kiln_autocast_end(rt); }
+  } restore{rt};
+  lua_remove(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
   return lua_gettop(L);
 }
@@ -51,6 +69,7 @@ int open_module(lua_State* L) {
   lua_newtable(L);
   const luaL_Reg functions[] = {
       {"no_grad", guarded<no_grad>},
+      {"autocast", guarded<autocast>},
       {"manual_seed", guarded<manual_seed>},
       {"devices", guarded<devices>},
       {nullptr, nullptr},

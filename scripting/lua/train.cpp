@@ -19,6 +19,7 @@
 //     resume = "run.safetensors",              -- a training state to continue from (it must exist)
 //     strategy = "ddp",                        -- spread over the job's processes (see kiln.dist); the
 //     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true
+//     precision = "bf16",                      -- "f32" (default), "bf16" or "f16": forward and loss under autocast
 //   }
 //
 // A callback returning a true value stops training after the current step.
@@ -246,13 +247,14 @@ int fit(lua_State* L) {
                      {"model", "loss", "optimizer", "schedule", "train", "validation", "epochs", "max_steps",
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
-                      "checkpoint_every", "resume", "strategy", "strategy_options"});
+                      "checkpoint_every", "resume", "strategy", "strategy_options", "precision"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
   const std::string input_field = opt_string_field(L, 1, "input_field");
   const std::string target_field = opt_string_field(L, 1, "target_field");
   const std::string checkpoint = opt_string_field(L, 1, "checkpoint");
   const std::string resume = opt_string_field(L, 1, "resume");
+  const std::string precision = opt_string_field(L, 1, "precision");
   if (!metrics.empty()) refuse_files_in_sandbox(L, "kiln.fit: metrics");
   if (!checkpoint.empty()) refuse_files_in_sandbox(L, "kiln.fit: checkpoint");
   if (!resume.empty()) refuse_files_in_sandbox(L, "kiln.fit: resume");
@@ -277,6 +279,7 @@ int fit(lua_State* L) {
   o.target_field = target_field.empty() ? nullptr : target_field.c_str();
   o.checkpoint_path = checkpoint.empty() ? nullptr : checkpoint.c_str();
   o.checkpoint_every = opt_integer_field(L, 1, "checkpoint_every", 0);
+  o.precision = precision.empty() ? nullptr : precision.c_str();
 
   FitState s;
   s.L = L;

@@ -39,7 +39,8 @@
  * - On failure, output pointers are left unchanged and no reference is given.
  *
  * Threads: handles may be used from several threads; reference counts are
- * atomic. Grad mode (kiln_no_grad_begin/end) is per runtime and per thread.
+ * atomic. Grad mode (kiln_no_grad_begin/end) and autocast
+ * (kiln_autocast_begin/end) are per runtime and per thread.
  *
  * kiln.h also brings in kiln_training.h: data sources, loaders, the trainer,
  * checkpoints and parallel strategies, under the same rules.
@@ -310,6 +311,36 @@ KILN_API kiln_status kiln_no_grad_begin(kiln_runtime* rt);
 KILN_API kiln_status kiln_no_grad_end(kiln_runtime* rt);
 /* *out = 1 when ops record gradients on this thread for this runtime. */
 KILN_API kiln_status kiln_grad_enabled(kiln_runtime* rt, int* out);
+
+/* ---- autocast (mixed precision) ------------------------------------------------ */
+
+/* Mixed precision for this runtime on this thread until the matching end,
+ * as PyTorch's autocast does it; `dtype` is KILN_BF16 or KILN_F16 (any
+ * other is KILN_ERR_INVALID_ARGUMENT naming it). Inside a scope, every op
+ * call casts its floating inputs first, by the op's category:
+ * - matrix products and convolutions (matmul, linear, conv2d) cast f32
+ *   inputs down to `dtype` and give their results in it; they accumulate
+ *   in f32;
+ * - ops that need the range or the precision (softmax, log_softmax, the
+ *   losses, layer_norm, batch_norm, exp, log, pow, sum, mean, var) cast
+ *   16-bit inputs up to KILN_F32;
+ * - every other op (plugin ops too) computes in the widest floating dtype
+ *   of its inputs when they differ, and in f32 when it has no kernel for a
+ *   16-bit input on that device.
+ * f64 inputs are never narrowed. Parameters stay as they are: the casts
+ * are recorded like any op, so a f32 parameter's gradient comes back f32.
+ * kiln_backward runs with autocast off wherever it is called (backward ops
+ * use the dtypes the forward recorded); wrap the forward and the loss only.
+ * Scopes nest, the innermost deciding; each begin needs one end on the
+ * same thread. On the CPU, bf16 needs an AVX-512 CPU (fast with
+ * AVX512_BF16 or AMX, emulated and slower without); a product that cannot
+ * run fails with KILN_ERR_UNSUPPORTED saying why. oneDNN 2.6 has no f16
+ * products on CPUs: use KILN_BF16 there, KILN_F16 on GPUs. */
+KILN_API kiln_status kiln_autocast_begin(kiln_runtime* rt, kiln_dtype dtype);
+/* Closes the innermost scope; KILN_ERR_INVALID_STATE when none is open on this thread. */
+KILN_API kiln_status kiln_autocast_end(kiln_runtime* rt);
+/* *out = the dtype of the innermost open scope on this thread, KILN_F32 when none is. */
+KILN_API kiln_status kiln_autocast_dtype(kiln_runtime* rt, kiln_dtype* out);
 
 /* ---- ops ------------------------------------------------------------------------ */
 

@@ -198,6 +198,9 @@ typedef struct kiln_trainer_options {
   void* user_data;
   int64_t checkpoint_every;    /* > 0: kiln_trainer_save(checkpoint_path) after every this many steps */
   const char* checkpoint_path; /* required when checkpoint_every > 0 */
+  const char* precision;       /* NULL or "f32": full precision; "bf16" or "f16": the forward and the loss of
+                                  every step and evaluation run under kiln_autocast_begin with that dtype
+                                  (parameters, gradients and the optimizer stay f32) */
 } kiln_trainer_options;
 
 /* With a strategy over several processes ("ddp"), the trainer attaches it

@@ -29,11 +29,28 @@ TensorRef batch_field(const kiln_example* batch, std::string_view name, const ch
 
 std::string loss_what(const ModelLoss& m) { return str_cat("loss '", m.loss_name, "'"); }
 
+// An autocast scope while it lives, or nothing for KILN_F32.
+class PrecisionScope {
+ public:
+  PrecisionScope(kiln_runtime* rt, kiln_dtype precision) : rt_(precision == KILN_F32 ? nullptr : rt) {
+    if (rt_) check_call(kiln_autocast_begin(rt_, precision), "entering the options->precision scope");
+  }
+  ~PrecisionScope() {
+    if (rt_) kiln_autocast_end(rt_);
+  }
+  PrecisionScope(const PrecisionScope&) = delete;
+  PrecisionScope& operator=(const PrecisionScope&) = delete;
+
+ private:
+  kiln_runtime* rt_;
+};
+
 }  // namespace
 
 ModelLoss model_loss(const kiln_trainer& t) {
   const TrainerConfig& c = t.config;
-  return {c.runtime.get(), c.model.get(), t.ops.loss, t.ops.cast, c.loss_name, c.input_field, c.target_field};
+  return {c.runtime.get(), c.model.get(), t.ops.loss, t.ops.cast, c.loss_name, c.input_field, c.target_field,
+          c.precision};
 }
 
 BatchLoss forward_loss(const ModelLoss& m, const kiln_example* batch) {
@@ -42,6 +59,7 @@ BatchLoss forward_loss(const ModelLoss& m, const kiln_example* batch) {
   BatchLoss b;
   b.target = batch_field(batch, m.target_field, "target_field");
   b.samples = leading_dim(input);
+  const PrecisionScope precision(m.runtime, m.precision);
   kiln_tensor* output = nullptr;
   check_call(kiln_module_forward1(m.model, &input, 1, &output), "forward of the model");
   b.output = TensorRef::adopt(output);

@@ -19,6 +19,7 @@ struct ModelLoss {
   std::string_view loss_name;
   std::string_view input_field;
   std::string_view target_field;
+  kiln_dtype precision;  // KILN_BF16 or KILN_F16: forward and loss under autocast; KILN_F32: not
 };
 
 // The model and loss a trainer trains.
@@ -32,8 +33,9 @@ struct BatchLoss {
 };
 
 // Runs the model on the batch's input field and the loss op on (output,
-// target field). A batch without one of the fields fails naming the fields
-// it has and the option that chose the name.
+// target field), under autocast when m.precision asks for it. A batch
+// without one of the fields fails naming the fields it has and the option
+// that chose the name.
 BatchLoss forward_loss(const ModelLoss& m, const kiln_example* batch);
 
 // The value of the loss, read to the CPU.

@@ -56,6 +56,7 @@ struct TrainerConfig {
   void* user_data = nullptr;
   int64_t checkpoint_every = 0;  // 0: none
   std::string checkpoint_path;
+  kiln_dtype precision = KILN_F32;  // KILN_BF16 or KILN_F16: autocast around forward and loss
 };
 
 // Where training stands.

@@ -110,7 +110,8 @@ kiln_status kiln_evaluate(kiln_module* model, kiln_loader* loader, const char* l
                                    find_op(rt, "cast", "reading outputs"),
                                    loss_name,
                                    input_field ? input_field : "input",
-                                   target_field ? target_field : "target"};
+                                   target_field ? target_field : "target",
+                                   KILN_F32};
     copy_out(kiln::train::evaluate(m, loader), out);
   });
 }

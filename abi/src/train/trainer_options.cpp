@@ -108,6 +108,15 @@ int64_t train_batches_per_epoch(kiln_loader* train) {
   return batches;
 }
 
+// options->precision as the autocast dtype; KILN_F32 is none.
+kiln_dtype precision_dtype(const char* precision) {
+  if (!precision || std::strcmp(precision, "f32") == 0) return KILN_F32;
+  if (std::strcmp(precision, "bf16") == 0) return KILN_BF16;
+  if (std::strcmp(precision, "f16") == 0) return KILN_F16;
+  throw_error(Status::invalid_argument,
+              str_cat("options->precision is '", precision, "'; expected \"f32\" (or NULL), \"bf16\" or \"f16\""));
+}
+
 TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   TrainerConfig c;
   c.runtime = RuntimeRef::retain(rt);
@@ -133,6 +142,7 @@ TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   c.user_data = o.user_data;
   c.checkpoint_every = o.checkpoint_every;
   if (o.checkpoint_every > 0) c.checkpoint_path = o.checkpoint_path;
+  c.precision = precision_dtype(o.precision);
   return c;
 }
 

@@ -69,6 +69,20 @@ class NoGrad {
   Runtime runtime_;
 };
 
+// Mixed precision in `dtype` (KILN_BF16 or KILN_F16) for `rt` on this
+// thread while the scope lives (see kiln_autocast_begin).
+class Autocast {
+ public:
+  Autocast(const Runtime& rt, kiln_dtype dtype) : runtime_(rt) { check(kiln_autocast_begin(runtime_.get(), dtype)); }
+  // The matching end cannot fail for a begin that succeeded on this thread.
+  ~Autocast() { kiln_autocast_end(runtime_.get()); }
+  Autocast(const Autocast&) = delete;
+  Autocast& operator=(const Autocast&) = delete;
+
+ private:
+  Runtime runtime_;
+};
+
 inline bool grad_enabled(const Runtime& rt) {
   int enabled = 0;
   check(kiln_grad_enabled(rt.get(), &enabled));

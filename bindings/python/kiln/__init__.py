@@ -6,7 +6,7 @@ example, the exception classes and the zero-copy rules.
 """
 from . import dist, functional
 from . import functional as F
-from .autograd import backward, grad_enabled, no_grad
+from .autograd import autocast, autocast_dtype, backward, grad_enabled, no_grad
 from .checkpoint import load_safetensors, load_weights, save_safetensors, save_weights
 from .creation import empty, from_numpy, full, ones, tensor, zeros
 from .data import DataSource, Example, Loader, LoaderStats, Transform
@@ -37,6 +37,7 @@ __all__ = [
     # tensors, dtypes, autograd, ops
     "Tensor", "tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "DType", "float32",
     "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool_", "backward", "no_grad", "grad_enabled",
+    "autocast", "autocast_dtype",
     "op", "Op", "functional", "F",
     # modules, optimizers, data, training, checkpoints
     "Module", "Sequential", "Graph", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule", "Example",

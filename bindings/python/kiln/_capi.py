@@ -224,6 +224,7 @@ class TrainerOptions(ctypes.Structure):
         ("user_data", c_void_p),
         ("checkpoint_every", c_int64),
         ("checkpoint_path", c_char_p),
+        ("precision", c_char_p),
     ]
 
 
@@ -307,6 +308,9 @@ SIGNATURES = {
     "kiln_no_grad_begin": (_STATUS, [_H]),
     "kiln_no_grad_end": (_STATUS, [_H]),
     "kiln_grad_enabled": (_STATUS, [_H, POINTER(c_int)]),
+    "kiln_autocast_begin": (_STATUS, [_H, c_int]),
+    "kiln_autocast_end": (_STATUS, [_H]),
+    "kiln_autocast_dtype": (_STATUS, [_H, POINTER(c_int)]),
     "kiln_op_find": (_STATUS, [_H, c_char_p, _OUT]),
     "kiln_op_call": (_STATUS, [_H, _H, _HANDLES, c_size_t, _ATTRS, c_size_t, _HANDLES, c_size_t, POINTER(c_size_t)]),
     "kiln_op_call1": (_STATUS, [_H, _H, _HANDLES, c_size_t, _ATTRS, c_size_t, _OUT]),

@@ -18,6 +18,7 @@ from ._callbacks import CallbackBridge
 from ._handle import Handle, handle_of
 from ._library import lib
 from .data import Loader
+from .dtypes import as_dtype
 from .modules import Module
 from .optim import LRSchedule, Optimizer
 from .strategy import Strategy
@@ -73,6 +74,11 @@ def _progress(value):
                                  f"(or 0 to 3)")
 
 
+def _precision(value):
+    """options->precision from None or a dtype ("bf16", "bfloat16", kiln.bfloat16, ...)."""
+    return None if value is None else str(as_dtype(value)).encode()
+
+
 def _optional_path(path):
     return None if path is None else os.fsencode(path)
 
@@ -84,15 +90,16 @@ def _optional_text(text):
 class Trainer(Handle):
     """kiln_trainer_create with the options as keyword arguments; see kiln.h
     for each. progress: "auto" (a bar on a terminal, lines otherwise),
-    "bar", "lines" or "quiet". The schedule and the strategy are kept open
-    while the trainer uses them."""
+    "bar", "lines" or "quiet". precision: None or "f32", "bf16" or "f16"
+    (the forward and loss of each step and evaluation under autocast). The
+    schedule and the strategy are kept open while the trainer uses them."""
 
     _release_function = "kiln_trainer_release"
 
     def __init__(self, model, optimizer, train, *, loss=None, schedule=None, validation=None, strategy=None,
                  epochs=0, max_steps=0, accumulate=1, clip_grad_norm=0.0, eval_every=0, log_every=0,
                  progress="auto", metrics_path=None, input_field=None, target_field=None, on_step=None,
-                 on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None):
+                 on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None, precision=None):
         self._bridge = CallbackBridge()
         # Kept as long as the trainer: kiln calls them until it is released.
         self._callbacks = (
@@ -112,7 +119,7 @@ class Trainer(Handle):
             metrics_path=_optional_path(metrics_path), input_field=_optional_text(input_field),
             target_field=_optional_text(target_field), on_step=self._callbacks[0], on_eval=self._callbacks[1],
             on_epoch=self._callbacks[2], checkpoint_every=checkpoint_every,
-            checkpoint_path=_optional_path(checkpoint_path))
+            checkpoint_path=_optional_path(checkpoint_path), precision=_precision(precision))
         runtime = model.runtime
         out = ctypes.c_void_p()
         lib.kiln_trainer_create(runtime._raw_address, ctypes.byref(options), ctypes.byref(out))

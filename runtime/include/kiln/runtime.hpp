@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -58,9 +59,10 @@ class Runtime {
   // Ops.
   OpRegistry& registry() { return registry_; }
   const OpDef& op(std::string_view name) const { return registry_.get(name); }
-  // Runs an op: checks inputs against the schema, infers outputs, picks the
-  // kernel for the inputs' device and dtype, and records the tape when grad
-  // mode is on and an input requires grad.
+  // Runs an op: checks inputs against the schema, casts floating inputs as
+  // an open autocast scope says (kiln/ops/autocast.hpp), infers outputs,
+  // picks the kernel for the inputs' device and dtype, and records the tape
+  // when grad mode is on and an input requires grad.
   std::vector<Tensor> call(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs);
   Tensor call1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs);
   Tensor call1(const OpDef& op, std::initializer_list<Tensor> inputs, const Attrs& attrs) {
@@ -103,6 +105,12 @@ class Runtime {
   // Where this runtime's process groups meet their jobs (kiln/dist).
   dist::RendezvousCache& rendezvous() { return *rendezvous_; }
 
+  // Autocast scopes of this runtime open on any thread (kept by
+  // kiln/ops/autocast.hpp, per thread); while there are none, op calls skip
+  // the per-thread lookup.
+  bool any_autocast_scope() const { return autocast_scopes_.load(std::memory_order_relaxed) != 0; }
+  void count_autocast_scope(int delta) { autocast_scopes_.fetch_add(delta, std::memory_order_relaxed); }
+
  private:
   uint64_t id_;
   RuntimeOptions options_;
@@ -117,7 +125,11 @@ class Runtime {
   mutable std::mutex rng_mutex_;
   GeneratorState rng_;
   std::unique_ptr<DnnlContext> dnnl_;
+<<<<<<< HEAD
   std::unique_ptr<dist::RendezvousCache> rendezvous_;
+=======
+  std::atomic<int> autocast_scopes_{0};
+>>>>>>> autocast
 };
 
 }  // namespace kiln

@@ -1,10 +1,12 @@
 // Reverse-mode execution: nodes run once all their consumers have delivered
 // gradients (dependency counting over the graph reachable from the root).
+#include <optional>
 #include <unordered_map>
 
 #include "kiln/autograd/grad_mode.hpp"
 #include "kiln/autograd/node.hpp"
 #include "kiln/error.hpp"
+#include "kiln/ops/autocast.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln {
@@ -44,6 +46,10 @@ void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retai
              to_string(seed.shape()), " for a root of shape ", to_string(root.shape()));
 
   NoGradGuard no_grad(*this);
+  // Backward ops run in the dtypes the forward recorded, whether or not
+  // backward is called inside an autocast scope.
+  std::optional<AutocastGuard> no_autocast;
+  if (autocast_dtype(*this) != DType::f32) no_autocast.emplace(*this, DType::f32);
   std::shared_ptr<Node> root_node = root.grad_fn();
   int root_input = root.impl()->autograd.output_nr;
   if (!root_node) {  // a leaf: its gradient is the seed itself

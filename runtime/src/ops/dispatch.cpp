@@ -6,6 +6,7 @@
 #include "kiln/autograd/grad_mode.hpp"
 #include "kiln/autograd/node.hpp"
 #include "kiln/error.hpp"
+#include "kiln/ops/autocast.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln {
@@ -114,6 +115,13 @@ std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> input
              op.attrs.size(), " attribute values, got ", attrs.size());
   const Device device = call_device(op, inputs, attrs);
   check_device(device);
+  // Under an autocast scope the op runs on cast inputs; the casts are op
+  // calls of their own, recorded on the tape like any other.
+  std::vector<Tensor> cast_inputs;
+  if (any_autocast_scope()) {
+    const DType low = autocast_dtype(*this);
+    if (low != DType::f32 && autocast_inputs(*this, op, device, inputs, low, cast_inputs)) inputs = cast_inputs;
+  }
   if (op.writes_inputs && grad_enabled(id_)) check_in_place(op, inputs);
 
   std::vector<Tensor> outputs;

@@ -18,6 +18,9 @@
 //   given (accepts_strided, refusing strided ones in its infer function: a
 //   dense copy would lose the writes), and the dispatcher refuses it while
 //   gradients are recorded for an input that requires grad.
+// - Under an autocast scope (kiln/ops/autocast.hpp) the dispatcher casts
+//   floating inputs before the kernel runs, as the op's `precision` says;
+//   kernels and infer functions see the cast tensors only.
 #pragma once
 
 #include <array>
@@ -39,6 +42,16 @@ class Runtime;
 struct OpDef;
 
 using NamedAttrs = std::initializer_list<std::pair<std::string_view, AttrValue>>;
+
+// What an autocast scope does to an op's floating inputs (nothing while no
+// scope is open; f64 inputs are never narrowed):
+// - lower: the products (matmul, linear, conv2d) run in the scope's low
+//   dtype (bf16 or f16): f32 inputs are cast down, outputs come out low.
+// - f32: ops that lose too much in 16 bits (softmax, losses, norms, exp,
+//   log, pow, sums and means) cast bf16/f16 inputs up to f32.
+// - promote: inputs of different floating dtypes are cast to the widest
+//   (bf16 with f16 meet at f32). The default, and what plugin ops get.
+enum class PrecisionCategory : uint8_t { promote = 0, lower = 1, f32 = 2 };
 
 struct TensorMeta {
   Shape shape;
@@ -98,6 +111,7 @@ struct OpDef {
   bool accepts_strided = false;
   bool writes_inputs = false;
   int dtype_input = 0;
+  PrecisionCategory precision = PrecisionCategory::promote;
   // Saving a tensor for backward keeps its memory alive until backward; ops
   // whose backward does not read an input or output say so here.
   bool saves_inputs = true;

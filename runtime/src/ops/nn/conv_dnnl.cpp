@@ -6,10 +6,14 @@
 // reorders cost far less than they save. Primitives are cached by geometry
 // with their chosen layouts; the backward primitives need the forward
 // descriptor as a hint, which the cache builds alongside them.
+//
+// Every tensor of one call has the same dtype: f32, or bf16 or f16, which
+// oneDNN accumulates in f32 and rounds once into the result.
 #include <vector>
 
 #include "conv_kernels.hpp"
 #include "dnnl_helpers.hpp"
+#include "dnnl_precision.hpp"
 #include "kiln/error.hpp"
 #include "kiln/util/str_cat.hpp"
 
@@ -25,11 +29,11 @@ struct ConvDescs {
   memory::desc any_src, any_weights, any_dst;
   memory::dims strides, dilates, padding;
 
-  explicit ConvDescs(const Conv2dGeometry& g)
-      : src(f32_desc(g.input_shape())),
-        weights(grouped_weights(g)),
-        bias(f32_desc(Shape{g.o})),
-        dst(f32_desc(g.output_shape())),
+  ConvDescs(const Conv2dGeometry& g, DType dtype)
+      : src(typed_desc(g.input_shape(), dtype)),
+        weights(grouped_weights(g, dtype)),
+        bias(typed_desc(Shape{g.o}, dtype)),
+        dst(typed_desc(g.output_shape(), dtype)),
         any_src(open_layout(src)),
         any_weights(open_layout(weights)),
         any_dst(open_layout(dst)),
@@ -39,12 +43,12 @@ struct ConvDescs {
         padding{g.padding[0], g.padding[1]} {}
 
   // A grouped weight [O, C/G, KH, KW] is, in the same memory, [G, O/G, C/G, KH, KW].
-  static memory::desc grouped_weights(const Conv2dGeometry& g) {
-    if (g.groups == 1) return f32_desc(g.weight_shape());
-    return f32_desc(Shape{g.groups, g.o_per_group(), g.c_per_group(), g.kh, g.kw});
+  static memory::desc grouped_weights(const Conv2dGeometry& g, DType dtype) {
+    if (g.groups == 1) return typed_desc(g.weight_shape(), dtype);
+    return typed_desc(Shape{g.groups, g.o_per_group(), g.c_per_group(), g.kh, g.kw}, dtype);
   }
   static memory::desc open_layout(const memory::desc& plain) {
-    return memory::desc(plain.dims(), memory::data_type::f32, memory::format_tag::any);
+    return memory::desc(plain.dims(), plain.data_type(), memory::format_tag::any);
   }
 
   dnnl::convolution_forward::primitive_desc forward_pd(const dnnl::engine& engine, bool with_bias) const {
@@ -105,37 +109,38 @@ void execute_in_chosen_layouts(DnnlContext& ctx, const ChosenPrimitive<Prim>& c,
   ctx.stream().wait();
 }
 
-std::string geometry_key(const char* what, const Conv2dGeometry& g) {
-  return str_cat(what, ":", to_string(g.input_shape()), to_string(g.weight_shape()), "s", g.stride[0], ",",
-                 g.stride[1], "p", g.padding[0], ",", g.padding[1], "d", g.dilation[0], ",", g.dilation[1], "g",
-                 g.groups);
+std::string geometry_key(const char* what, const Conv2dGeometry& g, DType dtype) {
+  return str_cat(what, ":", dtype_name(dtype), to_string(g.input_shape()), to_string(g.weight_shape()), "s",
+                 g.stride[0], ",", g.stride[1], "p", g.padding[0], ",", g.padding[1], "d", g.dilation[0], ",",
+                 g.dilation[1], "g", g.groups);
 }
 
-// The cached primitive `what` for geometry g; a layout oneDNN cannot run
-// becomes a kiln error rather than a dnnl::error escaping the op.
+// The cached primitive `what` for geometry g in `dtype`; a layout or dtype
+// oneDNN cannot run becomes a kiln error naming the op rather than a
+// dnnl::error escaping it.
 template <class Prim, class Make>
-std::shared_ptr<ChosenPrimitive<Prim>> cached_primitive(DnnlContext& ctx, const char* what, const Conv2dGeometry& g,
-                                                        Make make) {
-  const std::string key = geometry_key(what, g);
+std::shared_ptr<ChosenPrimitive<Prim>> cached_primitive(DnnlContext& ctx, const OpDef& op, const char* what,
+                                                        const Conv2dGeometry& g, DType dtype, Make make) {
+  check_cpu_dtype(op, dtype);
+  const std::string key = geometry_key(what, g, dtype);
   return ctx.cached<ChosenPrimitive<Prim>>(key, [&]() -> ChosenPrimitive<Prim> {
     try {
       return make();
     } catch (const dnnl::error& e) {
-      throw_error(Status::unsupported, str_cat("op 'conv2d': oneDNN has no implementation for ", key, " (",
-                                                e.what(), ")"));
+      throw_no_dnnl_implementation(op, dtype, key, e.what());
     }
   });
 }
 
 }  // namespace
 
-void conv2d_forward_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& input, const Tensor& weight,
-                         const Tensor& bias, Tensor& output) {
+void conv2d_forward_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, const Tensor& input,
+                         const Tensor& weight, const Tensor& bias, Tensor& output) {
   DnnlContext& ctx = rt.dnnl();
-  const ConvDescs d(g);
+  const ConvDescs d(g, input.dtype());
   const bool with_bias = bias.defined();
   const auto c = cached_primitive<dnnl::convolution_forward>(
-      ctx, with_bias ? "conv2d_fwd_bias" : "conv2d_fwd", g, [&] {
+      ctx, op, with_bias ? "conv2d_fwd_bias" : "conv2d_fwd", g, input.dtype(), [&] {
         const auto pd = d.forward_pd(ctx.engine(), with_bias);
         return choose<dnnl::convolution_forward>(
             pd, {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_DST, pd.dst_desc()}});
@@ -147,11 +152,12 @@ void conv2d_forward_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& inp
   execute_in_chosen_layouts(ctx, *c, args);
 }
 
-void conv2d_backward_input_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
+void conv2d_backward_input_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, const Tensor& grad_output,
                                 const Tensor& weight, Tensor& grad_input) {
   DnnlContext& ctx = rt.dnnl();
-  const ConvDescs d(g);
-  const auto c = cached_primitive<dnnl::convolution_backward_data>(ctx, "conv2d_bwd_data", g, [&] {
+  const DType dtype = grad_output.dtype();
+  const ConvDescs d(g, dtype);
+  const auto c = cached_primitive<dnnl::convolution_backward_data>(ctx, op, "conv2d_bwd_data", g, dtype, [&] {
     const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.any_src, d.any_weights,
                                                      d.any_dst, d.strides, d.dilates, d.padding, d.padding);
     const dnnl::convolution_backward_data::primitive_desc pd(desc, ctx.engine(), d.forward_pd(ctx.engine(), false));
@@ -165,11 +171,12 @@ void conv2d_backward_input_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tens
                              {DNNL_ARG_DIFF_SRC, d.src, grad_input.raw_data(), true}});
 }
 
-void conv2d_backward_weight_dnnl(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
+void conv2d_backward_weight_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, const Tensor& grad_output,
                                  const Tensor& input, Tensor& grad_weight) {
   DnnlContext& ctx = rt.dnnl();
-  const ConvDescs d(g);
-  const auto c = cached_primitive<dnnl::convolution_backward_weights>(ctx, "conv2d_bwd_weights", g, [&] {
+  const DType dtype = grad_output.dtype();
+  const ConvDescs d(g, dtype);
+  const auto c = cached_primitive<dnnl::convolution_backward_weights>(ctx, op, "conv2d_bwd_weights", g, dtype, [&] {
     const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.any_src,
                                                         d.any_weights, d.any_dst, d.strides, d.dilates, d.padding,
                                                         d.padding);

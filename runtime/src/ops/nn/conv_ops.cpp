@@ -46,7 +46,7 @@ void conv2d_kernel(const KernelCall& c) {
   if (c.inputs[0].dtype() == DType::f64)
     nn::conv2d_forward_reference(c.runtime, g, c.inputs[0], c.inputs[1], bias, c.outputs[0]);
   else
-    nn::conv2d_forward_dnnl(c.runtime, g, c.inputs[0], c.inputs[1], bias, c.outputs[0]);
+    nn::conv2d_forward_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], bias, c.outputs[0]);
 }
 
 // The conv attributes of `c` followed by one shape: the attrs of a grad op.
@@ -89,7 +89,7 @@ void grad_input_kernel(const KernelCall& c) {
   if (c.inputs[0].dtype() == DType::f64)
     nn::conv2d_backward_input_reference(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
   else
-    nn::conv2d_backward_input_dnnl(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
+    nn::conv2d_backward_input_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
 
 // ---- conv2d_grad_weight(grad_output, input), attr weight_shape ---------------
@@ -108,7 +108,7 @@ void grad_weight_kernel(const KernelCall& c) {
   if (c.inputs[0].dtype() == DType::f64)
     nn::conv2d_backward_weight_reference(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
   else
-    nn::conv2d_backward_weight_dnnl(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
+    nn::conv2d_backward_weight_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
 
 OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer, KernelFn kernel) {
@@ -118,7 +118,7 @@ OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer, Ke
   op.attrs = nn::conv2d_attrs();
   op.infer = infer;
   op.saves_outputs = false;
-  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64}, kernel);
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, kernel);
   return op;
 }
 
@@ -127,6 +127,7 @@ OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer, Ke
 void register_conv_ops(OpRegistry& r) {
   OpDef conv = conv_op("conv2d", {{"input"}, {"weight"}, {"bias", true}}, conv2d_infer, conv2d_kernel);
   conv.backward = conv2d_backward;
+  conv.precision = PrecisionCategory::lower;
   r.add(std::move(conv));
   OpDef grad_input = conv_op("conv2d_grad_input", {{"grad_output"}, {"weight"}}, grad_input_infer, grad_input_kernel);
   grad_input.attrs.push_back(attr_required("input_shape", AttrType::ints));

@@ -19,6 +19,21 @@ inline dnnl::memory::desc f32_desc(const Shape& dims, const Shape& strides) {
 }
 inline dnnl::memory::desc f32_desc(const Shape& dims) { return f32_desc(dims, contiguous_strides(dims)); }
 
+// oneDNN's data type for the dtypes its CPU primitives compute in: f32, bf16
+// and f16 (f64 has none; kiln runs it as plain loops).
+inline dnnl::memory::data_type dnnl_data_type(DType t) {
+  switch (t) {
+    case DType::bf16: return dnnl::memory::data_type::bf16;
+    case DType::f16: return dnnl::memory::data_type::f16;
+    default: return dnnl::memory::data_type::f32;
+  }
+}
+// The same descriptors for any of those dtypes.
+inline dnnl::memory::desc typed_desc(const Shape& dims, const Shape& strides, DType t) {
+  return dnnl::memory::desc(to_dims(dims), dnnl_data_type(t), to_dims(strides));
+}
+inline dnnl::memory::desc typed_desc(const Shape& dims, DType t) { return typed_desc(dims, contiguous_strides(dims), t); }
+
 // A oneDNN memory over a kiln buffer (no copy; the tensor must outlive it).
 inline dnnl::memory wrap(DnnlContext& ctx, const dnnl::memory::desc& md, const void* data) {
   return dnnl::memory(md, ctx.engine(), const_cast<void*>(data));

@@ -41,7 +41,7 @@ void linear_kernel(const KernelCall& c) {
   const Tensor x2 = x.view_as({rows, in}, {in, 1}, x.offset());
   const Tensor w_t = w.view_as({in, out}, {1, in}, w.offset());
   Tensor out2 = c.outputs[0].view_as({rows, out}, {out, 1}, c.outputs[0].offset());
-  nn::batched_matmul(c.runtime, x2, w_t, bias, out2, nn::linear_activation(c.op, c.attrs));
+  nn::batched_matmul(c.runtime, c.op, x2, w_t, bias, out2, nn::linear_activation(c.op, c.attrs));
 }
 
 Tensor reshaped(Runtime& rt, const Tensor& t, std::vector<int64_t> shape) {
@@ -107,7 +107,8 @@ void register_linear_op(OpRegistry& r) {
   op.infer = linear_infer;
   op.backward = linear_backward;
   op.saves_outputs_for = saves_output;
-  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64}, linear_kernel);
+  op.precision = PrecisionCategory::lower;
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, linear_kernel);
   r.add(std::move(op));
 }
 

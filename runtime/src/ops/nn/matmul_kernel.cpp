@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "../elementwise/unary_functions.hpp"
 #include "dnnl_helpers.hpp"
+#include "dnnl_precision.hpp"
 #include "kiln/error.hpp"
 #include "kiln/util/str_cat.hpp"
 
@@ -72,19 +74,21 @@ Layout bias_layout(int64_t n, int rank) {
 // implementation for them (a broadcast view with zero strides, say, which only
 // its slow reference kernel takes: a dense copy is cheaper). Cached either way
 // so a layout is only tried once.
+// Every operand is in `dtype` (f32, bf16 or f16); oneDNN accumulates in f32
+// whatever it is.
 std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, const Layout& a, const Layout& b,
                                                              const Layout* bias, const Layout& out,
-                                                             LinearActivation activation) {
-  const std::string key = str_cat("matmul:", to_string(a.dims), to_string(a.strides), to_string(b.dims),
-                                  to_string(b.strides), bias ? to_string(bias->dims) : "-", to_string(out.dims), ":",
-                                  int(activation));
+                                                             LinearActivation activation, DType dtype) {
+  const std::string key = str_cat("matmul:", dtype_name(dtype), to_string(a.dims), to_string(a.strides),
+                                  to_string(b.dims), to_string(b.strides), bias ? to_string(bias->dims) : "-",
+                                  to_string(out.dims), ":", int(activation));
   const bool dense = a.strides == contiguous_strides(a.dims) && b.strides == contiguous_strides(b.dims);
   return ctx.cached<std::optional<dnnl::matmul>>(key, [&]() -> std::optional<dnnl::matmul> {
     try {
-      const auto desc = bias ? dnnl::matmul::desc(f32_desc(a.dims, a.strides), f32_desc(b.dims, b.strides),
-                                                  f32_desc(bias->dims), f32_desc(out.dims))
-                             : dnnl::matmul::desc(f32_desc(a.dims, a.strides), f32_desc(b.dims, b.strides),
-                                                  f32_desc(out.dims));
+      const auto da = typed_desc(a.dims, a.strides, dtype), db = typed_desc(b.dims, b.strides, dtype);
+      const auto dout = typed_desc(out.dims, dtype);
+      const auto desc = bias ? dnnl::matmul::desc(da, db, typed_desc(bias->dims, dtype), dout)
+                             : dnnl::matmul::desc(da, db, dout);
       dnnl::primitive_attr attr;
       if (activation != LinearActivation::none) {
         const UnaryParams p = activation_params(activation);
@@ -101,22 +105,23 @@ std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, c
   });
 }
 
-// Runs the f32 product on oneDNN; false when it cannot take these layouts.
+// Runs the product on oneDNN; false when it cannot take these layouts.
 bool try_dnnl_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
                      LinearActivation activation) {
   const int rank = out.rank();
+  const DType dtype = out.dtype();
   const Layout la = padded_layout(a.shape(), a.strides(), rank);
   const Layout lb = padded_layout(b.shape(), b.strides(), rank);
   const Layout lout{out.shape(), out.strides()};
   const Layout lbias = bias_layout(out.dim(-1), rank);
   DnnlContext& ctx = rt.dnnl();
-  const auto prim = dnnl_matmul_for(ctx, la, lb, bias.defined() ? &lbias : nullptr, lout, activation);
+  const auto prim = dnnl_matmul_for(ctx, la, lb, bias.defined() ? &lbias : nullptr, lout, activation, dtype);
   if (!prim->has_value()) return false;
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, wrap(ctx, f32_desc(la.dims, la.strides), a.raw_data())},
-      {DNNL_ARG_WEIGHTS, wrap(ctx, f32_desc(lb.dims, lb.strides), b.raw_data())},
-      {DNNL_ARG_DST, wrap(ctx, f32_desc(lout.dims), out.raw_data())}};
-  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, wrap(ctx, f32_desc(lbias.dims), bias.raw_data()));
+      {DNNL_ARG_SRC, wrap(ctx, typed_desc(la.dims, la.strides, dtype), a.raw_data())},
+      {DNNL_ARG_WEIGHTS, wrap(ctx, typed_desc(lb.dims, lb.strides, dtype), b.raw_data())},
+      {DNNL_ARG_DST, wrap(ctx, typed_desc(lout.dims, dtype), out.raw_data())}};
+  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, wrap(ctx, typed_desc(lbias.dims, dtype), bias.raw_data()));
   execute(ctx, **prim, args);
   return true;
 }
@@ -169,31 +174,42 @@ void reference_matmul(Runtime& rt, const Tensor& a_in, const Tensor& b_in, const
 }
 
 // An empty inner dimension makes every output row act(bias) (or act(0));
-// oneDNN is not asked about zero-sized memory.
+// oneDNN is not asked about zero-sized memory. One row is worked out in
+// double, then stored in the output's dtype.
 void fill_with_bias(Runtime& rt, const Tensor& bias, Tensor& out, LinearActivation activation) {
-  const Tensor dense_bias = bias.defined() ? rt.contiguous(bias.detach()) : Tensor();
   const int64_t n_size = out.dim(-1);
-  auto fill = [&]<class T>() {
-    T* po = out.data<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) po[i] = dense_bias.defined() ? dense_bias.data<T>()[i % n_size] : T(0);
-    activate(po, out.numel(), activation);
-  };
-  if (out.dtype() == DType::f64) fill.template operator()<double>();
-  else fill.template operator()<float>();
+  std::vector<double> row(size_t(n_size), 0.0);
+  if (bias.defined()) {
+    const Tensor dense_bias = rt.contiguous(bias.detach());
+    visit_dtype(bias.dtype(), [&]<class T>() {
+      if constexpr (is_floating(dtype_of<T>::value))
+        for (int64_t n = 0; n < n_size; ++n) row[size_t(n)] = double(load_acc(dense_bias.data<T>()[n]));
+    });
+  }
+  activate(row.data(), n_size, activation);
+  visit_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (is_floating(dtype_of<T>::value)) {
+      T* po = out.data<T>();
+      for (int64_t i = 0; i < out.numel(); ++i) po[i] = store_acc<T>(acc_t<T>(row[size_t(i % n_size)]));
+    }
+  });
 }
 
 }  // namespace
 
-void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
+void batched_matmul(Runtime& rt, const OpDef& op, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
                     LinearActivation activation) {
   if (out.numel() == 0) return;
   if (a.dim(-1) == 0) return fill_with_bias(rt, bias, out, activation);
   if (a.dtype() == DType::f64) return reference_matmul(rt, a, b, bias, out, activation);
-  KILN_CHECK(a.dtype() == DType::f32, Status::internal, "matmul kernel: unexpected dtype ", dtype_name(a.dtype()));
+  KILN_CHECK(a.dtype() == DType::f32 || a.dtype() == DType::bf16 || a.dtype() == DType::f16, Status::internal,
+             "op '", op.name, "': unexpected dtype ", dtype_name(a.dtype()));
+  check_cpu_dtype(op, a.dtype());
   if (try_dnnl_matmul(rt, a, b, bias, out, activation)) return;
   const Tensor dense_a = rt.contiguous(a.detach()), dense_b = rt.contiguous(b.detach());
-  KILN_CHECK(try_dnnl_matmul(rt, dense_a, dense_b, bias, out, activation), Status::internal,
-             "matmul: oneDNN has no f32 implementation for a ", to_string(a.shape()), " @ b ", to_string(b.shape()));
+  if (try_dnnl_matmul(rt, dense_a, dense_b, bias, out, activation)) return;
+  throw_no_dnnl_implementation(op, a.dtype(), str_cat("a ", to_string(a.shape()), " @ b ", to_string(b.shape())),
+                               "no primitive for these shapes");
 }
 
 }  // namespace kiln::nn

@@ -1,10 +1,12 @@
 // The batched matrix product behind matmul and linear:
 //   out[batch..., M, N] = act(a[batch..., M, K] @ b[batch..., K, N] (+ bias[N]))
 // a and b may have fewer batch dimensions than out, or size 1 where out has
-// more (broadcast), and may be strided views: f32 hands the strides to oneDNN,
+// more (broadcast), and may be strided views: f32, bf16 and f16 hand the
+// strides to oneDNN (which accumulates in f32 and rounds once, into out),
 // f64 runs plain loops over dense copies. The activation rides in the same
-// pass: a oneDNN post-op for f32, applied to each row as the loops finish it
-// for f64.
+// pass: a oneDNN post-op on the f32 accumulator, applied to each row as the
+// loops finish it for f64. A 16-bit dtype this CPU's oneDNN cannot run is a
+// Status::unsupported error naming `op` (dnnl_precision.hpp).
 #pragma once
 
 #include "kiln/runtime.hpp"
@@ -13,7 +15,7 @@
 namespace kiln::nn {
 
 // out must be contiguous and shaped [batch..., M, N]; bias may be undefined.
-void batched_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
+void batched_matmul(Runtime& rt, const OpDef& op, const Tensor& a, const Tensor& b, const Tensor& bias, Tensor& out,
                     LinearActivation activation = LinearActivation::none);
 
 }  // namespace kiln::nn

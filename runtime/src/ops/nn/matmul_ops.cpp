@@ -30,7 +30,9 @@ void matmul_infer(InferCall& c) {
   c.outputs.push_back({out, c.inputs[0].dtype(), c.device});
 }
 
-void matmul_kernel(const KernelCall& c) { nn::batched_matmul(c.runtime, c.inputs[0], c.inputs[1], Tensor(), c.outputs[0]); }
+void matmul_kernel(const KernelCall& c) {
+  nn::batched_matmul(c.runtime, c.op, c.inputs[0], c.inputs[1], Tensor(), c.outputs[0]);
+}
 
 Tensor transposed(Runtime& rt, const Tensor& t) {
   const OpDef& op = rt.op("transpose");
@@ -60,7 +62,8 @@ void register_matmul_ops(OpRegistry& r) {
   op.backward = matmul_backward;
   op.accepts_strided = true;
   op.saves_outputs = false;
-  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64}, matmul_kernel);
+  op.precision = PrecisionCategory::lower;
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, matmul_kernel);
   r.add(std::move(op));
   register_linear_op(r);
 }

@@ -231,6 +231,7 @@ void register_batch_norm_ops(OpRegistry& r) {
     op.infer = batch_norm_infer;
     op.backward = batch_norm_backward;
     op.saves_outputs = false;
+    op.precision = PrecisionCategory::f32;
     op.set_kernel(DeviceType::cpu, DType::f32, batch_norm_kernel<float>);
     op.set_kernel(DeviceType::cpu, DType::f64, batch_norm_kernel<double>);
     r.add(std::move(op));

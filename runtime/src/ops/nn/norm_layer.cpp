@@ -177,6 +177,7 @@ void register_layer_norm_ops(OpRegistry& r) {
     op.infer = layer_norm_infer;
     op.backward = layer_norm_backward;
     op.saves_outputs = false;
+    op.precision = PrecisionCategory::f32;
     op.set_kernel(DeviceType::cpu, DType::f32, layer_norm_kernel<float>);
     op.set_kernel(DeviceType::cpu, DType::f64, layer_norm_kernel<double>);
     r.add(std::move(op));

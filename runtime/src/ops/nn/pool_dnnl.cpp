@@ -20,10 +20,12 @@ void run_pooling(Runtime& rt, const Pool2dGeometry& g, dnnl::algorithm algorithm
   DnnlContext& ctx = rt.dnnl();
   const memory::dims pad_r = {padding_right(g.h, g.out_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h),
                               padding_right(g.w, g.out_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w)};
-  const std::string key = str_cat("pool2d:", int(algorithm), ":", to_string(input.shape()), ":", g.out_h, "x",
-                                  g.out_w, ":k", g.kernel_h, "x", g.kernel_w, ":s", g.stride_h, "x", g.stride_w,
-                                  ":p", g.pad_h, "x", g.pad_w, ":d", g.dilation_h, "x", g.dilation_w);
-  const memory::desc src = f32_desc(input.shape()), dst = f32_desc(output.shape());
+  const std::string key = str_cat("pool2d:", int(algorithm), ":", dtype_name(input.dtype()), to_string(input.shape()),
+                                  ":", g.out_h, "x", g.out_w, ":k", g.kernel_h, "x", g.kernel_w, ":s", g.stride_h,
+                                  "x", g.stride_w, ":p", g.pad_h, "x", g.pad_w, ":d", g.dilation_h, "x",
+                                  g.dilation_w);
+  const memory::desc src = typed_desc(input.shape(), input.dtype());
+  const memory::desc dst = typed_desc(output.shape(), output.dtype());
   auto prim = ctx.cached<dnnl::pooling_v2_forward>(key, [&] {
     // oneDNN counts dilation from 0 (no gap), kiln from 1.
     const dnnl::pooling_v2_forward::desc desc(

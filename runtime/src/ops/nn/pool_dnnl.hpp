@@ -1,5 +1,6 @@
-// The f32 forward of 2-d pooling on oneDNN (inference primitives: backward
-// ops recompute what they need in plain C++, so no workspace is kept).
+// The f32 (and bf16) forward of 2-d pooling on oneDNN (inference primitives:
+// backward ops recompute what they need in plain C++, so no workspace is
+// kept).
 #pragma once
 
 #include "kiln/runtime.hpp"

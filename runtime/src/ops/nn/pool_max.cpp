@@ -2,9 +2,11 @@
 // argmax indices or oneDNN workspace: max_pool2d_backward takes the input
 // again and finds each window's maximum itself (the first one in row-major
 // order; a NaN counts as the maximum), which keeps max_pool2d a one-output op
-// at the price of one more pass over the windows.
+// at the price of one more pass over the windows. bf16 compares and adds
+// in float.
 #include <cmath>
 
+#include "dnnl_precision.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "pool_dnnl.hpp"
 #include "pool_geometry.hpp"
@@ -18,14 +20,14 @@ namespace {
 template <class T>
 int64_t window_argmax(const Pool2dGeometry& g, const T* plane, int64_t i, int64_t j) {
   int64_t best = -1;
-  T best_value{};
+  acc_t<T> best_value{};
   for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
     const int64_t y = i * g.stride_h - g.pad_h + ky * g.dilation_h;
     if (y < 0 || y >= g.h) continue;
     for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
       const int64_t x = j * g.stride_w - g.pad_w + kx * g.dilation_w;
       if (x < 0 || x >= g.w) continue;
-      const T v = plane[y * g.w + x];
+      const acc_t<T> v = load_acc(plane[y * g.w + x]);
       if (best < 0 || v > best_value || (std::isnan(v) && !std::isnan(best_value))) {
         best = y * g.w + x;
         best_value = v;
@@ -44,7 +46,7 @@ void max_pool_infer(InferCall& c) {
 template <class T>
 void max_pool_kernel(const KernelCall& c) {
   const Pool2dGeometry g = pool2d_geometry(c.op, c.attrs, c.inputs[0].shape());
-  if constexpr (std::is_same_v<T, float>) {
+  if (std::is_same_v<T, float> || (std::is_same_v<T, BFloat16> && cpu_bf16_support() != Bf16Support::none)) {
     dnnl_max_pool2d(c.runtime, g, c.inputs[0], c.outputs[0]);
   } else {
     const T* in = c.inputs[0].data<T>();
@@ -86,9 +88,12 @@ void max_pool_backward_kernel(const KernelCall& c) {
       const T* plane = in + p * g.h * g.w;
       const T* src = grad_out + p * g.out_h * g.out_w;
       T* dst = grad_in + p * g.h * g.w;
-      std::fill(dst, dst + g.h * g.w, T(0));
+      std::fill(dst, dst + g.h * g.w, store_acc<T>(0));
       for (int64_t i = 0; i < g.out_h; ++i)
-        for (int64_t j = 0; j < g.out_w; ++j) dst[window_argmax(g, plane, i, j)] += src[i * g.out_w + j];
+        for (int64_t j = 0; j < g.out_w; ++j) {
+          T& d = dst[window_argmax(g, plane, i, j)];
+          d = store_acc<T>(load_acc(d) + load_acc(src[i * g.out_w + j]));
+        }
     }
   });
 }
@@ -106,6 +111,7 @@ void register_max_pool_ops(OpRegistry& r) {
     op.saves_outputs = false;
     op.set_kernel(DeviceType::cpu, DType::f32, max_pool_kernel<float>);
     op.set_kernel(DeviceType::cpu, DType::f64, max_pool_kernel<double>);
+    op.set_kernel(DeviceType::cpu, DType::bf16, max_pool_kernel<BFloat16>);
     r.add(std::move(op));
   }
   {
@@ -116,6 +122,7 @@ void register_max_pool_ops(OpRegistry& r) {
     op.infer = max_pool_backward_infer;
     op.set_kernel(DeviceType::cpu, DType::f32, max_pool_backward_kernel<float>);
     op.set_kernel(DeviceType::cpu, DType::f64, max_pool_backward_kernel<double>);
+    op.set_kernel(DeviceType::cpu, DType::bf16, max_pool_backward_kernel<BFloat16>);
     r.add(std::move(op));
   }
 }

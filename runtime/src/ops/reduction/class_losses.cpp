@@ -201,6 +201,7 @@ void add_class_loss(OpRegistry& r, const std::string& name, MakeForward forward,
   op.infer = class_loss_infer;
   op.backward = class_loss_backward_fn<CrossEntropy>;
   op.saves_outputs = false;
+  op.precision = PrecisionCategory::f32;
   set_float_kernels(op, forward);
   r.add(std::move(op));
 

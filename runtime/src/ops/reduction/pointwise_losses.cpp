@@ -110,6 +110,7 @@ void add_pointwise_loss(OpRegistry& r, const std::string& name) {
   op.infer = pointwise_loss_infer;
   op.backward = pointwise_loss_backward;
   op.saves_outputs = false;
+  op.precision = PrecisionCategory::f32;
   set_float_kernels(op, []<class T>() { return &pointwise_loss_kernel<Loss, T>; });
   r.add(std::move(op));
 

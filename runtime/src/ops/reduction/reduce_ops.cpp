@@ -189,6 +189,8 @@ template <class MakeKernel>
 void add_reduce_op(OpRegistry& r, std::string name, MakeKernel kernel, BackwardFn backward, bool saves_outputs,
                    std::vector<AttrSpec> extra = {}) {
   OpDef op;
+  // Sums lose low bits in 16-bit types; a maximum is exact in any.
+  op.precision = name == "max" ? PrecisionCategory::promote : PrecisionCategory::f32;
   op.name = std::move(name);
   op.inputs = {{"input"}};
   op.attrs = reduce_attrs();

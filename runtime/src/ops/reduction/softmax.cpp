@@ -102,6 +102,7 @@ void add_softmax_ops(OpRegistry& r, const std::string& name) {
   op.infer = softmax_infer;
   op.backward = softmax_backward<Log>;
   op.saves_inputs = false;
+  op.precision = PrecisionCategory::f32;
   op.set_kernel(DeviceType::cpu, DType::f32, softmax_dnnl_kernel<Log>);
   op.set_kernel(DeviceType::cpu, DType::f64, softmax_kernel<Log, double>);
   op.set_kernel(DeviceType::cpu, DType::f16, softmax_kernel<Log, Half>);
