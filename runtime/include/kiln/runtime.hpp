@@ -125,11 +125,8 @@ class Runtime {
   mutable std::mutex rng_mutex_;
   GeneratorState rng_;
   std::unique_ptr<DnnlContext> dnnl_;
-<<<<<<< HEAD
   std::unique_ptr<dist::RendezvousCache> rendezvous_;
-=======
   std::atomic<int> autocast_scopes_{0};
->>>>>>> autocast
 };
 
 }  // namespace kiln

@@ -1,4 +1,3 @@
-<<<<<<< HEAD
 // The unary functions, one struct each, written once for the CPU kernels
 // (unary_ops.cpp) and the CUDA kernels (kernels/cuda/unary.cu): the name and
 // attributes, the dtypes taken, how the gradient is formed, the oneDNN
@@ -11,17 +10,9 @@
 // slope, clamp passes the gradient on (min, max]); where oneDNN's derivative
 // departs from PyTorch's (hardswish at ±3, abs at NaN), f32 backward runs the
 // formula instead. Elsewhere the formulas follow PyTorch's, NaN rules
-// included (NaN in, NaN out; sign(NaN) is NaN). A new function is a struct
-// here and an entry in UnaryFunctions.
-=======
-// The unary functions, one struct each: its name and attributes, how its
-// attributes become oneDNN eltwise parameters, and the value and derivative
-// the plain C++ kernels compute (in double for f64, float otherwise). The
-// C++ formulas follow oneDNN's definitions so every dtype agrees, down to
-// conventions at kinks (relu'(0) = slope, clamp passes the gradient on
-// (min, max]). A function that runs in f32 under autocast says so with a
-// `precision` member; the others promote.
->>>>>>> autocast
+// included (NaN in, NaN out; sign(NaN) is NaN). A function that runs in f32
+// under autocast says so with a `precision` member; the others promote. A
+// new function is a struct here and an entry in UnaryFunctions.
 #pragma once
 
 #include <oneapi/dnnl/dnnl_types.h>
@@ -220,32 +211,18 @@ struct Sigmoid : UnaryFunction {
 
 struct Exp : UnaryFunction {
   static constexpr const char* name = "exp";
-<<<<<<< HEAD
+  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
   static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_exp; }
   template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::exp(x); }
   template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return std::exp(x); }
-=======
-  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
-  static std::vector<AttrSpec> attrs() { return {}; }
-  static EltwiseParams params(const OpDef&, const Attrs&) { return {alg::eltwise_exp, 0.0, 0.0}; }
-  template <class A> static A value(A x, const EltwiseParams&) { return std::exp(x); }
-  template <class A> static A derivative(A x, const EltwiseParams&) { return std::exp(x); }
->>>>>>> autocast
 };
 
 struct Log : UnaryFunction {
   static constexpr const char* name = "log";
-<<<<<<< HEAD
+  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
   static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_log; }
   template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::log(x); }
   template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return A(1) / x; }
-=======
-  static constexpr PrecisionCategory precision = PrecisionCategory::f32;
-  static std::vector<AttrSpec> attrs() { return {}; }
-  static EltwiseParams params(const OpDef&, const Attrs&) { return {alg::eltwise_log, 0.0, 0.0}; }
-  template <class A> static A value(A x, const EltwiseParams&) { return std::log(x); }
-  template <class A> static A derivative(A x, const EltwiseParams&) { return A(1) / x; }
->>>>>>> autocast
 };
 
 struct Sqrt : UnaryFunction {

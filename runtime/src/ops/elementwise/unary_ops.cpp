@@ -108,7 +108,7 @@ OpDef unary_op() {
   op.attrs = Fn::attrs();
   op.infer = unary_infer<Fn>;
   op.saves_outputs = false;
-<<<<<<< HEAD
+  if constexpr (requires { Fn::precision; }) op.precision = Fn::precision;
   if constexpr (Fn::gradient == Gradient::derivative) {
     op.backward = derivative_backward<Fn>;
   } else {
@@ -117,10 +117,6 @@ OpDef unary_op() {
   }
   set_cpu_kernels(op, typename DomainTypes<Fn::domain>::type{},
                   []<class T>() -> KernelFn { return unary_kernel<Fn, T>; });
-=======
-  if constexpr (requires { Fn::precision; }) op.precision = Fn::precision;
-  set_cpu_kernels(op, FloatTypes{}, []<class T>() -> KernelFn { return unary_kernel<Fn, T>; });
->>>>>>> autocast
   return op;
 }
 
