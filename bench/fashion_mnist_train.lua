@@ -5,15 +5,17 @@
 -- loader (2 workers, normalised, no augmentation), as in training; the mean
 -- wait per measured step for it is printed too: the host's for the loader,
 -- and on a GPU the compute stream's for the input copies. The
--- batch size, the device (cpu or cuda:N) and the data folder can be given
--- after the windows (an empty folder means the default one).
+-- batch size, the device (cpu or cuda:N), the data folder (an empty folder
+-- means the default one) and the precision ("f32", or "bf16" / "f16": the
+-- forward and loss under autocast) can be given after the windows.
 --
---   kiln run --threads 2 bench/fashion_mnist_train.lua [steps per window] [windows] [batch] [device] [folder]
+--   kiln run --threads 2 bench/fashion_mnist_train.lua [steps per window] [windows] [batch] [device] [folder] [precision]
 local kiln = require("kiln")
 local setup = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/../examples/fashion_mnist_setup.lua")
 
 local steps, windows, warmup = tonumber(arg[1] or "60"), tonumber(arg[2] or "5"), 5
 local batch_size, device = tonumber(arg[3] or "64"), arg[4] or "cpu"
+local precision = arg[6] or "f32"
 kiln.manual_seed(0)
 local train = setup.loaders(kiln, { folder = arg[5], batch_size = batch_size, augment = false, device = device })
 local model = setup.classic_network(kiln):to(device)
@@ -24,7 +26,7 @@ local rates, window_seconds, window_samples = {}, 0, 0
 local host_wait, device_wait = 0, 0
 kiln.fit {
   model = model, loss = "cross_entropy", optimizer = optimizer, train = train,
-  max_steps = warmup + steps * windows, progress = "quiet",
+  max_steps = warmup + steps * windows, progress = "quiet", precision = precision,
   on_step = function(m)
     if m.step <= warmup then return end
     window_seconds, window_samples = window_seconds + m.step_seconds, window_samples + m.samples
@@ -37,7 +39,7 @@ kiln.fit {
 }
 table.sort(rates)
 print(string.format(
-  "kiln %s on %s: train %.1f samples/s (median of %d windows of %d steps, batch %d; min %.1f, max %.1f); " ..
+  "kiln %s on %s, %s: train %.1f samples/s (median of %d windows of %d steps, batch %d; min %.1f, max %.1f); " ..
   "input wait per step: host %.3f ms, device %.3f ms",
-  kiln.version, device, rates[(#rates + 1) // 2], #rates, steps, batch_size, rates[1], rates[#rates],
+  kiln.version, device, precision, rates[(#rates + 1) // 2], #rates, steps, batch_size, rates[1], rates[#rates],
   1000 * host_wait / (steps * windows), 1000 * device_wait / (steps * windows)))
