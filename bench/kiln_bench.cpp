@@ -1,15 +1,20 @@
 // kiln_bench: prints CPU timings of kiln's hot paths. See bench/README.md for
-// what each row measures.
+// what each row measures. `kiln_bench dispatch` runs the dispatch row alone.
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "bench_linear_activation.hpp"
 #include "bench_ops.hpp"
 #include "kiln/error.hpp"
 
-int main() {
+int main(int argc, char** argv) {
   try {
     kiln::Runtime rt;
+    if (argc > 1 && std::strcmp(argv[1], "dispatch") == 0) {
+      kiln::bench::bench_dispatch(rt);
+      return 0;
+    }
     std::printf("kiln CPU benchmark (f32, %d kernel threads; times are medians)\n\n", rt.thread_pool().num_workers());
     kiln::bench::bench_matmul(rt);
     kiln::bench::bench_conv2d(rt);

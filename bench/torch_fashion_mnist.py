@@ -11,7 +11,9 @@ Run it with the same threads as kiln, and without the OpenBLAS variables
 the environment may set (they slow PyTorch down):
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python3 bench/torch_fashion_mnist.py --threads 2
 --device cuda:0 runs it on a GPU (eager mode, the data held on the GPU);
---data names another folder of the Fashion-MNIST files.
+--data names another folder of the Fashion-MNIST files; --autocast bf16
+(or f16) runs the forward and the loss under torch.autocast with that dtype,
+as kiln's precision = "bf16" does.
 """
 import argparse
 import gzip
@@ -48,6 +50,8 @@ def main():
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--device", default="cpu", help="cpu or cuda:N")
     parser.add_argument("--data", default=DATA, help="folder of the Fashion-MNIST files")
+    parser.add_argument("--autocast", choices=["f32", "bf16", "f16"], default="f32",
+                        help="forward and loss under torch.autocast in this dtype (f32: off)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -67,6 +71,7 @@ def main():
     model = network().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss()
+    low = {"bf16": torch.bfloat16, "f16": torch.float16}.get(args.autocast)
     order = torch.randperm(images.shape[0], device=device)
     position = 0
 
@@ -75,7 +80,8 @@ def main():
         idx = order[position:position + args.batch]
         position = (position + args.batch) % (images.shape[0] - args.batch)
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(images[idx]), labels[idx])
+        with torch.autocast(device.type, dtype=low, enabled=low is not None):
+            loss = loss_fn(model(images[idx]), labels[idx])
         loss.backward()
         opt.step()
 
@@ -96,7 +102,7 @@ def main():
             model(test_images[i:i + 1000])
     synchronize()
     eval_seconds = time.perf_counter() - start
-    print(f"torch {torch.__version__} on {args.device}, threads {args.threads}: "
+    print(f"torch {torch.__version__} on {args.device}, {args.autocast}, threads {args.threads}: "
           f"train {statistics.median(rates):.1f} samples/s "
           f"(median of {args.windows} windows of {args.steps} steps, batch {args.batch}; "
           f"min {min(rates):.1f}, max {max(rates):.1f}); eval of 10000 test images {eval_seconds:.2f} s")

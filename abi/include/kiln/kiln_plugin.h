@@ -236,7 +236,10 @@ typedef struct kiln_op_type {
   size_t n_outputs;
   const kiln_attr_spec* attrs; /* tensor attributes are not allowed in ops */
   size_t n_attrs;
-  /* The dtypes the kernels take; the kernel runs for the dtype of input 0. */
+  /* The dtypes the kernels take; the kernel runs for the dtype of input 0.
+   * Under autocast (kiln_autocast_begin) the host casts a plugin op's
+   * floating inputs to the widest of their dtypes, and to f32 when that is
+   * bf16 or f16 and not listed here. */
   const kiln_dtype* dtypes;
   size_t n_dtypes;
   void* user;
