@@ -20,6 +20,7 @@
 #include "kiln/device.hpp"
 #include "kiln/memory/allocator.hpp"
 #include "kiln/ops/registry.hpp"
+#include "kiln/profiler/profiler.hpp"
 #include "kiln/tensor.hpp"
 #include "kiln/util/philox.hpp"
 #include "kiln/util/thread_pool.hpp"
@@ -111,6 +112,10 @@ class Runtime {
   bool any_autocast_scope() const { return autocast_scopes_.load(std::memory_order_relaxed) != 0; }
   void count_autocast_scope(int delta) { autocast_scopes_.fetch_add(delta, std::memory_order_relaxed); }
 
+  // The per-op profiler (kiln/profiler/profiler.hpp): op calls and backward
+  // functions record events while it is on.
+  Profiler& profiler() { return profiler_; }
+
  private:
   uint64_t id_;
   RuntimeOptions options_;
@@ -127,6 +132,7 @@ class Runtime {
   std::unique_ptr<DnnlContext> dnnl_;
   std::unique_ptr<dist::RendezvousCache> rendezvous_;
   std::atomic<int> autocast_scopes_{0};
+  Profiler profiler_;
 };
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 // Reverse-mode execution: nodes run once all their consumers have delivered
 // gradients (dependency counting over the graph reachable from the root).
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -29,6 +30,16 @@ std::unordered_map<Node*, int> count_dependencies(Node* root) {
   return deps;
 }
 
+// Runs one backward function; a profile records it as "<op> backward", on
+// the device of its first gradient, with the ops it calls inside.
+std::vector<Tensor> apply_node(Runtime& rt, Node& node, std::vector<Tensor>& grads) {
+  if (!rt.profiler().enabled()) return node.apply(rt, grads);
+  const auto first = std::find_if(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+  ProfiledCall profiled(rt.profiler(), node.name() + " backward", first == grads.end() ? Device::cpu() : first->device(),
+                        grads);
+  return node.apply(rt, grads);
+}
+
 }  // namespace
 
 void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retain_graph) {
@@ -46,6 +57,8 @@ void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retai
              to_string(seed.shape()), " for a root of shape ", to_string(root.shape()));
 
   NoGradGuard no_grad(*this);
+  // Every op called from here on is part of the backward pass in a profile.
+  ProfilePhaseGuard backward_phase(ProfilePhase::backward);
   // Backward ops run in the dtypes the forward recorded, whether or not
   // backward is called inside an autocast scope.
   std::optional<AutocastGuard> no_autocast;
@@ -71,7 +84,7 @@ void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retai
     std::vector<Tensor> grads = std::move(buffers[node.get()]);
     buffers.erase(node.get());
     grads.resize(size_t(node->num_outputs));
-    std::vector<Tensor> input_grads = node->apply(*this, grads);
+    std::vector<Tensor> input_grads = apply_node(*this, *node, grads);
     grads.clear();
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& e = node->next_edges[i];

@@ -1,7 +1,8 @@
 // Runtime::call, the one path every op call takes. Kept lean: it runs for
 // every op, so it allocates only the output tensors and (when recording) the
-// tape node.
+// tape node and the profiler's event.
 #include <algorithm>
+#include <optional>
 
 #include "kiln/autograd/grad_mode.hpp"
 #include "kiln/autograd/node.hpp"
@@ -115,6 +116,9 @@ std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> input
              op.attrs.size(), " attribute values, got ", attrs.size());
   const Device device = call_device(op, inputs, attrs);
   check_device(device);
+  // Off, profiling costs this one relaxed load.
+  std::optional<ProfiledCall> profiled;
+  if (profiler_.enabled()) profiled.emplace(profiler_, op.name, device, inputs);
   // Under an autocast scope the op runs on cast inputs; the casts are op
   // calls of their own, recorded on the tape like any other.
   std::vector<Tensor> cast_inputs;
