@@ -95,6 +95,8 @@ static void test_no_file_access(kiln_runtime* rt) {
               KILN_ERR_SCRIPT, "kiln.save: a sandboxed script cannot read or write files");
   CHECK_ERROR(kiln_script_run_string(s, "kiln.load('/etc/passwd')", "=load"), KILN_ERR_SCRIPT,
               "kiln.load: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "kiln.profile(function() end) kiln.write_trace('trace.json')", "=trace"),
+              KILN_ERR_SCRIPT, "kiln.write_trace: a sandboxed script cannot read or write files");
   CHECK_ERROR(kiln_script_run_string(s, "fit.metrics = 'sandbox_metrics.jsonl' kiln.fit(fit)", "=metrics"),
               KILN_ERR_SCRIPT, "kiln.fit: metrics: a sandboxed script cannot read or write files");
   CHECK_ERROR(kiln_script_run_string(s, "fit.metrics = nil fit.checkpoint = 'x.safetensors' kiln.fit(fit)",

@@ -48,9 +48,9 @@ typedef struct kiln_script_options {
    * allow-list (no os, io, debug, dofile, loadfile, require of files,
    * string.dump, package.loadlib, collectgarbage options that change the
    * collector); load() accepts text chunks only. The kiln module reaches
-   * no file either: kiln.save, kiln.load and kiln.fit's metrics,
-   * checkpoint and resume are refused, and kiln.data.source makes only
-   * the "tensors" and "synthetic" sources. */
+   * no file either: kiln.save, kiln.load, kiln.write_trace and kiln.fit's
+   * metrics, checkpoint and resume are refused, and kiln.data.source makes
+   * only the "tensors" and "synthetic" sources. */
   int sandbox;
   int64_t instruction_limit; /* Lua VM instructions per run (about); 0: no limit */
   size_t memory_limit;       /* bytes the Lua state may hold; 0: no limit */
