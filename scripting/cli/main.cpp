@@ -33,6 +33,10 @@ constexpr std::array kCommands = {
             "                per hardware thread)\n"
             "  --seed N      initial seed of the runtime's random stream (default 0)\n"
             "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
+            "  --profile     profile every op call of the script and print the table (op, phase,\n"
+            "                calls, total, self and mean time) on stderr at the end\n"
+            "  --trace FILE  profile every op call and write a Chrome trace (JSON) to FILE at the\n"
+            "                end, for Perfetto or chrome://tracing\n"
             "  --            ends the options (for a script whose name starts with '-')\n",
             run_command},
     Command{"launch", "run a script as several ranks (distributed training)",
