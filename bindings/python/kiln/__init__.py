@@ -20,6 +20,7 @@ from ._library import library_path
 from .modules import Graph, Module, Sequential, TensorSpec, layer, op_module
 from .ops import Op, op
 from .optim import LRSchedule, Optimizer
+from .profiler import profile
 from .plugins import ConfigEntry, PluginInfo, config_schema, load_plugin, plugins, unload_plugin
 from .runtime import LogLevel, MemoryStats, Runtime, default_runtime, set_default_runtime
 from .sampling import rand, randn
@@ -37,7 +38,7 @@ __all__ = [
     # tensors, dtypes, autograd, ops
     "Tensor", "tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "DType", "float32",
     "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool_", "backward", "no_grad", "grad_enabled",
-    "autocast", "autocast_dtype",
+    "autocast", "autocast_dtype", "profile",
     "op", "Op", "functional", "F",
     # modules, optimizers, data, training, checkpoints
     "Module", "Sequential", "Graph", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule", "Example",
