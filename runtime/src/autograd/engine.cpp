@@ -35,14 +35,17 @@ std::unordered_map<Node*, int> count_dependencies(Node* root) {
 std::vector<Tensor> apply_node(Runtime& rt, Node& node, std::vector<Tensor>& grads) {
   if (!rt.profiler().enabled()) return node.apply(rt, grads);
   const auto first = std::find_if(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
-  ProfiledCall profiled(rt.profiler(), node.name() + " backward", first == grads.end() ? Device::cpu() : first->device(),
-                        grads);
+  const Device device = first == grads.end() ? Device::cpu() : first->device();
+  ProfiledCall profiled(rt.profiler(), node.name() + " backward", device, grads);
   return node.apply(rt, grads);
 }
 
 }  // namespace
 
 void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retain_graph) {
+  // Every op called from here on (the seed's too) is part of the backward
+  // pass in a profile.
+  ProfilePhaseGuard backward_phase(ProfilePhase::backward);
   KILN_CHECK(root.defined(), Status::invalid_argument, "backward: the tensor is undefined");
   KILN_CHECK(root.requires_grad(), Status::invalid_state,
              "backward: the tensor does not require grad (no input of the ops that made it requires grad, or it "
@@ -57,8 +60,6 @@ void Runtime::backward(const Tensor& root, const Tensor& grad_output, bool retai
              to_string(seed.shape()), " for a root of shape ", to_string(root.shape()));
 
   NoGradGuard no_grad(*this);
-  // Every op called from here on is part of the backward pass in a profile.
-  ProfilePhaseGuard backward_phase(ProfilePhase::backward);
   // Backward ops run in the dtypes the forward recorded, whether or not
   // backward is called inside an autocast scope.
   std::optional<AutocastGuard> no_autocast;

@@ -2,7 +2,6 @@
 // every op, so it allocates only the output tensors and (when recording) the
 // tape node and the profiler's event.
 #include <algorithm>
-#include <optional>
 
 #include "kiln/autograd/grad_mode.hpp"
 #include "kiln/autograd/node.hpp"
@@ -108,30 +107,23 @@ void record(const OpDef& op, std::span<const Tensor> inputs, std::span<Tensor> o
   }
 }
 
-}  // namespace
-
-std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
-  check_inputs(op, inputs);
-  KILN_CHECK(attrs.size() == op.attrs.size(), Status::invalid_argument, "op '", op.name, "' expects ",
-             op.attrs.size(), " attribute values, got ", attrs.size());
-  const Device device = call_device(op, inputs, attrs);
-  check_device(device);
-  // Off, profiling costs this one relaxed load.
-  std::optional<ProfiledCall> profiled;
-  if (profiler_.enabled()) profiled.emplace(profiler_, op.name, device, inputs);
+// The call once its inputs are checked and its device known: autocast,
+// the kernel (or view) and the tape.
+std::vector<Tensor> run(Runtime& rt, const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs,
+                        Device device) {
   // Under an autocast scope the op runs on cast inputs; the casts are op
   // calls of their own, recorded on the tape like any other.
   std::vector<Tensor> cast_inputs;
-  if (any_autocast_scope()) {
-    const DType low = autocast_dtype(*this);
-    if (low != DType::f32 && autocast_inputs(*this, op, device, inputs, low, cast_inputs)) inputs = cast_inputs;
+  if (rt.any_autocast_scope()) {
+    const DType low = autocast_dtype(rt);
+    if (low != DType::f32 && autocast_inputs(rt, op, device, inputs, low, cast_inputs)) inputs = cast_inputs;
   }
-  if (op.writes_inputs && grad_enabled(id_)) check_in_place(op, inputs);
+  if (op.writes_inputs && grad_enabled(rt.id())) check_in_place(op, inputs);
 
   std::vector<Tensor> outputs;
   std::vector<TensorMeta> metas;
   if (op.view) {
-    outputs.push_back(op.view(*this, inputs[0], attrs, op).detach());
+    outputs.push_back(op.view(rt, inputs[0], attrs, op).detach());
     metas.push_back({outputs[0].shape(), outputs[0].dtype(), device});
   } else {
     InferCall infer{op, inputs, attrs, device, metas};
@@ -150,18 +142,32 @@ std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> input
     if (!op.accepts_strided &&
         std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && !t.is_contiguous(); })) {
       dense.reserve(inputs.size());
-      for (const Tensor& t : inputs) dense.push_back(t.defined() && !t.is_contiguous() ? contiguous(t) : t);
+      for (const Tensor& t : inputs) dense.push_back(t.defined() && !t.is_contiguous() ? rt.contiguous(t) : t);
       kernel_inputs = dense;
     }
     outputs.reserve(metas.size());
-    for (const TensorMeta& m : metas) outputs.push_back(Tensor::empty(m.shape, m.dtype, allocator(m.device)));
-    kernel(KernelCall{*this, op, kernel_inputs, outputs, attrs});
+    for (const TensorMeta& m : metas) outputs.push_back(Tensor::empty(m.shape, m.dtype, rt.allocator(m.device)));
+    kernel(KernelCall{rt, op, kernel_inputs, outputs, attrs});
   }
 
-  if (op.backward && grad_enabled(id_) &&
+  if (op.backward && grad_enabled(rt.id()) &&
       std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); }))
     record(op, inputs, outputs, metas, attrs);
   return outputs;
+}
+
+}  // namespace
+
+std::vector<Tensor> Runtime::call(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  check_inputs(op, inputs);
+  KILN_CHECK(attrs.size() == op.attrs.size(), Status::invalid_argument, "op '", op.name, "' expects ",
+             op.attrs.size(), " attribute values, got ", attrs.size());
+  const Device device = call_device(op, inputs, attrs);
+  check_device(device);
+  // Off, profiling costs this one relaxed load.
+  if (!profiler_.enabled()) return run(*this, op, inputs, attrs, device);
+  ProfiledCall profiled(profiler_, op.name, device, inputs);
+  return run(*this, op, inputs, attrs, device);
 }
 
 Tensor Runtime::call1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
