@@ -10,6 +10,8 @@ kiln_status column_source_create(void* user, kiln_runtime* rt, const kiln_attr* 
   return guard([&] {
     auto build = reinterpret_cast<ColumnBuilder>(user);
     auto source = std::make_unique<ColumnSource>(build(rt, config));
+    // An item no tensor can hold is refused now, even in an empty source.
+    for (const auto& field : source->fields) field.second.item_bytes();
     source->runtime = rt;
     *state = source.release();
   });

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "support.hpp"
 
@@ -49,7 +50,11 @@ Bytes read_file(const std::string& path, const char* role) {
   size_t got;
   while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
   if (std::ferror(file.get())) fail(KILN_ERR_IO, "cannot read ", role, " '", path, "': ", std::strerror(errno));
-  return is_gzip(bytes) ? gunzip(bytes, path, role) : bytes;
+  return decode_file_bytes(std::move(bytes), path, role);
+}
+
+Bytes decode_file_bytes(Bytes raw, const std::string& path, const char* role) {
+  return is_gzip(raw) ? gunzip(raw, path, role) : raw;
 }
 
 }  // namespace kiln_data

@@ -14,6 +14,11 @@ using Bytes = std::vector<unsigned char>;
 // the path.
 Bytes read_file(const std::string& path, const char* role);
 
+// `raw` as read from `path`: decompressed when it starts with the gzip
+// magic, unchanged otherwise. A truncated or corrupt gzip stream fails
+// naming the path.
+Bytes decode_file_bytes(Bytes raw, const std::string& path, const char* role);
+
 // Reads `bytes` little-endian, as T, at `offset` (which the caller has checked).
 template <class T>
 T read_le(const Bytes& bytes, size_t offset) {

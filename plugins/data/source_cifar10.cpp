@@ -1,15 +1,12 @@
 // "cifar10": the CIFAR-10 binary batches. Each record is one label byte
 // (0..9) and a 3x32x32 image, channel-major. input: u8[3,32,32]; target: i64.
+#include "cifar10_format.hpp"
 #include "columns.hpp"
 #include "file_bytes.hpp"
 #include "sources.hpp"
 
 namespace kiln_data {
 namespace {
-
-constexpr size_t kImageBytes = 3 * 32 * 32;
-constexpr size_t kRecordBytes = 1 + kImageBytes;
-constexpr int kNumClasses = 10;
 
 // "a.bin:b.bin" -> {"a.bin", "b.bin"}
 std::vector<std::string> split_paths(const std::string& list) {
@@ -21,31 +18,12 @@ std::vector<std::string> split_paths(const std::string& list) {
   return paths;
 }
 
-void append_batch(const std::string& path, Column& images, Column& labels) {
-  const Bytes file = read_file(path, "CIFAR-10 batch");
-  if (file.empty() || file.size() % kRecordBytes != 0)
-    fail(KILN_ERR_IO, "CIFAR-10 batch '", path, "' holds ", file.size(), " bytes, not a positive multiple of ",
-         kRecordBytes, " (1 label byte + ", kImageBytes, " image bytes per record)");
-  const size_t records = file.size() / kRecordBytes;
-  for (size_t r = 0; r < records; ++r) {
-    const unsigned char* record = file.data() + r * kRecordBytes;
-    if (record[0] >= kNumClasses)
-      fail(KILN_ERR_IO, "CIFAR-10 batch '", path, "' is corrupt: record ", r, " has label ", int(record[0]),
-           ", expected 0..", kNumClasses - 1);
-    const int64_t label = record[0];
-    const auto* label_bytes = reinterpret_cast<const unsigned char*>(&label);
-    labels.bytes.insert(labels.bytes.end(), label_bytes, label_bytes + sizeof label);
-    images.bytes.insert(images.bytes.end(), record + 1, record + kRecordBytes);
-  }
-  images.count += int64_t(records);
-  labels.count += int64_t(records);
-}
-
 ColumnSource build(kiln_runtime*, const kiln_attr* config) {
   const std::string files = config_string(config[0]);
   if (files.empty()) fail(KILN_ERR_INVALID_ARGUMENT, "'files' is empty; expected paths separated by ':'");
-  Column images{KILN_U8, {3, 32, 32}, 0, {}}, labels{KILN_I64, {}, 0, {}};
-  for (const std::string& path : split_paths(files)) append_batch(path, images, labels);
+  Column images{KILN_U8, {3, kCifar10Side, kCifar10Side}, 0, {}}, labels{KILN_I64, {}, 0, {}};
+  for (const std::string& path : split_paths(files))
+    append_cifar10_records(read_file(path, "CIFAR-10 batch"), path, images, labels);
   ColumnSource source;
   source.fields.emplace_back("input", std::move(images));
   source.fields.emplace_back("target", std::move(labels));

@@ -1,6 +1,8 @@
 // Shared helpers of the kiln-data plugin.
 #include "support.hpp"
 
+#include <algorithm>
+
 namespace kiln_data {
 
 const kiln_host* host = nullptr;
@@ -38,8 +40,12 @@ const char* dtype_name(kiln_dtype dtype) {
 }
 
 int64_t numel(const std::vector<int64_t>& shape) {
+  // A zero anywhere empties the shape, however large the other dimensions.
+  if (std::ranges::find(shape, 0) != shape.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      fail(KILN_ERR_INVALID_ARGUMENT, "shape ", shape_text(shape), " has more than 2^63 elements");
   return n;
 }
 

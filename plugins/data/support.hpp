@@ -77,6 +77,7 @@ class TensorRef {
 
 size_t dtype_size(kiln_dtype dtype);
 const char* dtype_name(kiln_dtype dtype);
+// The element count; a count past 2^63 fails.
 int64_t numel(const std::vector<int64_t>& shape);
 // "[3,32,32]"
 std::string shape_text(const std::vector<int64_t>& shape);

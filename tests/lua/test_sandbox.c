@@ -78,6 +78,44 @@ static void test_environment(kiln_runtime* rt) {
   kiln_script_release(s);
 }
 
+/* Promise 20 as an allow-list: every name reachable from a sandbox's
+ * globals, one table deep, is exactly this list. Something new in Lua's
+ * libraries or in the sandbox's construction shows here before it reaches a
+ * script. The math library is Debian's, with the 5.2 compatibility
+ * functions (atan2, cosh, pow, ...): pure arithmetic. */
+static void test_exact_allow_list(kiln_runtime* rt) {
+  static const char* const expected =
+      "_G _VERSION assert collectgarbage coroutine coroutine.close coroutine.create coroutine.isyieldable "
+      "coroutine.resume coroutine.running coroutine.status coroutine.wrap coroutine.yield error getmetatable ipairs "
+      "load math math.abs math.acos math.asin math.atan math.atan2 math.ceil math.cos math.cosh math.deg math.exp "
+      "math.floor math.fmod math.frexp math.huge math.ldexp math.log math.log10 math.max math.maxinteger math.min "
+      "math.mininteger math.modf math.pi math.pow math.rad math.random math.randomseed math.sin math.sinh math.sqrt "
+      "math.tan math.tanh math.tointeger math.type math.ult next pairs pcall print rawequal rawget rawlen rawset "
+      "require select setmetatable string string.byte string.char string.find string.format string.gmatch "
+      "string.gsub string.len string.lower string.match string.pack string.packsize string.rep string.reverse "
+      "string.sub string.unpack string.upper table table.concat table.insert table.move table.pack table.remove "
+      "table.sort table.unpack tonumber tostring type utf8 utf8.char utf8.charpattern utf8.codepoint utf8.codes "
+      "utf8.len utf8.offset xpcall";
+  char chunk[4096];
+  kiln_script* s = make_script(rt, 1, 0, 0);
+  if (!s) return;
+  snprintf(chunk, sizeof chunk,
+           "local names = {}\n"
+           "for k, v in pairs(_G) do\n"
+           "  names[#names + 1] = k\n"
+           "  if type(v) == 'table' and v ~= _G then\n"
+           "    for k2 in pairs(v) do names[#names + 1] = k .. '.' .. k2 end\n"
+           "  end\n"
+           "end\n"
+           "table.sort(names)\n"
+           "local got = table.concat(names, ' ')\n"
+           "if got ~= '%s' then error('the sandbox reaches: ' .. got) end\n"
+           "assert(getmetatable('').__index == string)\n",
+           expected);
+  CHECK_OK(kiln_script_run_string(s, chunk, "=allow_list"));
+  kiln_script_release(s);
+}
+
 /* No function of the kiln module reaches a file from a sandbox; the same
  * calls work in a trusted state. */
 static void test_no_file_access(kiln_runtime* rt) {
@@ -184,6 +222,7 @@ int main(void) {
   test_instruction_limit(rt);
   test_memory_limit(rt);
   test_environment(rt);
+  test_exact_allow_list(rt);
   test_binary_chunks(rt);
   test_no_file_access(rt);
   test_errors_through_bound_functions(rt);

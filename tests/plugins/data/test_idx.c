@@ -172,6 +172,19 @@ static void test_bad_files(kiln_runtime* rt) {
   CHECK(src == NULL);
 }
 
+/* No images, each of a size no tensor can have: the empty count is read
+ * without overflowing, and the item shape is refused by name. */
+static void test_empty_but_huge_items(kiln_runtime* rt) {
+  const uint32_t image_dims[3] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu}, label_dims[1] = {0};
+  unsigned char images[16], labels[8];
+  kiln_data_source* src = NULL;
+  write_file(temp_path("huge-items.idx"), images, idx_header(images, 0x08, 3, image_dims));
+  write_file(temp_path("no-labels.idx"), labels, idx_header(labels, 0x08, 1, label_dims));
+  CHECK_ERROR(open_idx(rt, temp_path("huge-items.idx"), temp_path("no-labels.idx"), &src), KILN_ERR_INVALID_ARGUMENT,
+              "[4294967295,4294967295]", "more than 2^63 elements");
+  CHECK(src == NULL);
+}
+
 static void test_index_range(kiln_runtime* rt) {
   kiln_data_source* src = NULL;
   kiln_example* ex = NULL;
@@ -223,6 +236,7 @@ int main(void) {
   test_plain_and_gzip(rt);
   test_wide_types(rt);
   test_bad_files(rt);
+  test_empty_but_huge_items(rt);
   test_index_range(rt);
   test_limit(rt);
   kiln_runtime_release(rt);
