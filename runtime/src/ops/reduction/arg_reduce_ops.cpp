@@ -2,29 +2,18 @@
 // and int64 indices along one dim, torch.max(x, dim) and torch.min(x, dim)),
 // and argmax and argmin (indices only; without a dim, into the flattened
 // tensor). Ties give the first index; a NaN wins (ordering.hpp).
+#include "arg_geometry.hpp"
 #include "common.hpp"
 #include "families.hpp"
 #include "ordering.hpp"
-#include "reduce_geometry.hpp"
 
 namespace kiln::reduction {
 namespace {
 
-// max_dim and min_dim reduce the "dim" attribute; argmax and argmin the
-// "dim" list (empty: every dim, giving an index into the flattened tensor).
-ReduceGeometry arg_geometry(const OpDef& op, const Shape& shape, const Attrs& attrs) {
-  const bool keepdim = op.attr_bool(attrs, "keepdim");
-  if (op.attrs[0].type == AttrType::integer) return reduce_geometry(op, shape, {op.attr_int(attrs, "dim")}, keepdim);
-  const std::vector<int64_t>& dim = op.attr_ints(attrs, "dim");
-  KILN_CHECK(dim.size() <= 1, Status::invalid_argument, "op '", op.name,
-             "': 'dim' takes at most one dimension (none: the flattened tensor), got ", dim.size());
-  return reduce_geometry(op, shape, dim, keepdim);
-}
-
 void arg_infer(InferCall& c) {
   check_ordered(c, 0);
   const Tensor& in = c.inputs[0];
-  const ReduceGeometry g = arg_geometry(c.op, in.shape(), c.attrs);
+  const ReduceGeometry g = arg_geometry(c.op, in, c.attrs);
   KILN_CHECK(g.reduced_count > 0, Status::invalid_argument, "op '", c.op.name,
              "': cannot find an extreme among zero elements (input of shape ", to_string(in.shape()), ")");
   if (c.op.attrs[0].type == AttrType::integer) c.outputs.push_back({g.output_shape, in.dtype(), c.device});
@@ -35,7 +24,7 @@ void arg_infer(InferCall& c) {
 // in row-major order) and, for max_dim/min_dim, its value.
 template <bool Largest, bool WithValues, class T>
 void arg_kernel(const KernelCall& c) {
-  const ReduceGeometry g = arg_geometry(c.op, c.inputs[0].shape(), c.attrs);
+  const ReduceGeometry g = arg_geometry(c.op, c.inputs[0], c.attrs);
   const T* x = c.inputs[0].data<T>();
   T* values = WithValues ? c.outputs[0].data<T>() : nullptr;
   int64_t* indices = c.outputs[WithValues ? 1 : 0].data<int64_t>();
@@ -87,6 +76,16 @@ void add_arg_op(OpRegistry& r, std::string name) {
 }
 
 }  // namespace
+
+ReduceGeometry arg_geometry(const OpDef& op, const Tensor& input, const Attrs& attrs) {
+  const bool keepdim = op.attr_bool(attrs, "keepdim");
+  if (op.attrs[0].type == AttrType::integer)
+    return reduce_geometry(op, input.shape(), input.strides(), {op.attr_int(attrs, "dim")}, keepdim);
+  const std::vector<int64_t>& dim = op.attr_ints(attrs, "dim");
+  KILN_CHECK(dim.size() <= 1, Status::invalid_argument, "op '", op.name,
+             "': 'dim' takes at most one dimension (none: the flattened tensor), got ", dim.size());
+  return reduce_geometry(op, input.shape(), input.strides(), dim, keepdim);
+}
 
 void register_arg_reduce_ops(OpRegistry& r) {
   add_arg_op<true, true>(r, "max_dim");

@@ -5,12 +5,10 @@
 
 #include "common.hpp"
 #include "families.hpp"
+#include "norm_order.hpp"
 #include "reduce_geometry.hpp"
 
 namespace kiln::reduction {
-namespace {
-
-enum class NormOrder { one, two, inf };
 
 NormOrder norm_order(const OpDef& op, const Attrs& attrs) {
   const double p = op.attr_real(attrs, "p");
@@ -19,6 +17,8 @@ NormOrder norm_order(const OpDef& op, const Attrs& attrs) {
   if (p == std::numeric_limits<double>::infinity()) return NormOrder::inf;
   throw_error(Status::invalid_argument, str_cat("op '", op.name, "': p must be 1, 2 or inf, got ", p));
 }
+
+namespace {
 
 ReduceGeometry input_geometry(const KernelCall& c, size_t input) {
   return reduce_geometry(c.op, c.inputs[input].shape(), c.inputs[input].strides(), c.attrs);

@@ -1,18 +1,13 @@
 // prod over a set of dimensions and cumsum along one, with their backward
-// ops. As in PyTorch, integer and bool inputs give int64 results (products
-// and running sums overflow narrow integers quickly); floating inputs keep
-// their dtype and accumulate in acc_t.
+// ops; the dtypes of their results are product_types.hpp's.
 #include "common.hpp"
 #include "dim_rows.hpp"
 #include "families.hpp"
+#include "product_types.hpp"
 #include "reduce_geometry.hpp"
 
 namespace kiln::reduction {
 namespace {
-
-// The element type results are written in, and accumulated in.
-template <class T> using result_t = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
-template <class T> using fold_t = std::conditional_t<std::is_integral_v<T>, int64_t, acc_t<T>>;
 
 template <class T>
 fold_t<T> load_fold(T v) {
@@ -25,8 +20,6 @@ result_t<T> store_fold(fold_t<T> v) {
   if constexpr (std::is_integral_v<T>) return v;
   else return store_acc<T>(v);
 }
-
-DType result_dtype(DType t) { return is_floating(t) ? t : DType::i64; }
 
 template <class Make>
 void set_all_kernels(OpDef& op, Make make) {

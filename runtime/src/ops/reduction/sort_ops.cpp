@@ -10,25 +10,25 @@
 
 #include "common.hpp"
 #include "families.hpp"
-#include "dim_rows.hpp"
+#include "sort_params.hpp"
 
 namespace kiln::reduction {
+
+SortParams sort_params(const OpDef& op, const Shape& shape, const Attrs& attrs) {
+  const bool topk = op.attr_index("k") >= 0;
+  SortParams p{dim_rows(op, shape, attrs), 0, op.attr_bool(attrs, topk ? "largest" : "descending")};
+  p.k = topk ? op.attr_int(attrs, "k") : p.rows.n;
+  return p;
+}
+
 namespace {
-
-// topk keeps k of each row; sort and argsort all of it.
-int64_t kept_count(const OpDef& op, const Attrs& attrs, const DimRows& s) {
-  return op.attr_index("k") >= 0 ? op.attr_int(attrs, "k") : s.n;
-}
-
-bool is_descending(const OpDef& op, const Attrs& attrs) {
-  return op.attr_index("largest") >= 0 ? op.attr_bool(attrs, "largest") : op.attr_bool(attrs, "descending");
-}
 
 void sort_infer(InferCall& c) {
   check_ordered(c, 0);
   const Tensor& in = c.inputs[0];
-  const DimRows s = dim_rows(c.op, in.shape(), c.attrs);
-  const int64_t k = kept_count(c.op, c.attrs, s);
+  const SortParams p = sort_params(c.op, in.shape(), c.attrs);
+  const DimRows& s = p.rows;
+  const int64_t k = p.k;
   KILN_CHECK(k >= 0 && k <= s.n, Status::invalid_argument, "op '", c.op.name, "': k = ", k,
              " is out of range for dimension ", s.dim, " of size ", s.n, " (shape ", to_string(in.shape()),
              "; expected 0 to ", s.n, ")");
@@ -41,9 +41,10 @@ void sort_infer(InferCall& c) {
 // Orders each row's positions with a stable sort and writes the first k.
 template <bool WithValues, class T>
 void sort_kernel(const KernelCall& c) {
-  const DimRows s = dim_rows(c.op, c.inputs[0].shape(), c.attrs);
-  const int64_t k = kept_count(c.op, c.attrs, s);
-  const bool descending = is_descending(c.op, c.attrs);
+  const SortParams p = sort_params(c.op, c.inputs[0].shape(), c.attrs);
+  const DimRows& s = p.rows;
+  const int64_t k = p.k;
+  const bool descending = p.descending;
   const T* x = c.inputs[0].data<T>();
   T* values = WithValues ? c.outputs[0].data<T>() : nullptr;
   int64_t* indices = c.outputs[WithValues ? 1 : 0].data<int64_t>();
