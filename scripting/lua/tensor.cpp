@@ -51,7 +51,6 @@ void open_tensor(lua_State* L) {
   add_tensor_query_methods(L);
   add_tensor_view_methods(L);
   add_tensor_math_methods(L);
-  add_tensor_compare_methods(L);
   add_tensor_autograd_methods(L);
   lua_pushcclosure(L, guarded<tensor_index>, 1);
   lua_setfield(L, -2, "__index");

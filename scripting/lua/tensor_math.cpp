@@ -1,7 +1,7 @@
 // Arithmetic on tensors: + - * / ^ and unary minus with tensors or numbers
 // on either side (broadcasting as the runtime's ops do), == as identity,
-// < and <= on one-element tensors, and reductions over dims given as
-// arguments. Other math (t:matmul(u), t:abs(), t:maximum(u), ...) is the
+// < and <= on one-element tensors, and reductions (argmax and argmin
+// among them) over dims given as arguments. Other math (t:matmul(u), t:abs(), t:maximum(u), ...) is the
 // runtime's ops, reached as every op is (tensor.cpp).
 #include "tensor_methods.hpp"
 #include "tensor_util.hpp"
@@ -73,14 +73,17 @@ int tensor_le(lua_State* L) {
   return 1;
 }
 
-// t:sum(dims?, keepdim?) and mean, max, var: the op's name is upvalue 1;
-// dims is nil (all), a dim or a list of dims.
+// t:sum(dims?, keepdim?) and the other reductions: the op's name is upvalue
+// 1, the attribute that takes the dims upvalue 2 ("dims", or "dim" for
+// argmax and argmin, which take at most one); dims is nil (all), a dim or a
+// list of dims.
 int tensor_reduce(lua_State* L) {
   kiln_tensor* t = check_tensor(L, 1);
   const std::vector<int64_t> dims = opt_dims(L, 2);
   const bool keepdim = lua_toboolean(L, 3);
   push_tensor(L, call_op1(L, lua_tostring(L, lua_upvalueindex(1)), {t},
-                          {kiln_attr_ints("dims", dims.data(), dims.size()), kiln_attr_bool("keepdim", keepdim)}));
+                          {kiln_attr_ints(lua_tostring(L, lua_upvalueindex(2)), dims.data(), dims.size()),
+                           kiln_attr_bool("keepdim", keepdim)}));
   return 1;
 }
 
@@ -95,8 +98,15 @@ void set_closures(lua_State* L, const char* const (*names)[2], size_t n, lua_CFu
 }  // namespace
 
 void add_tensor_math_methods(lua_State* L) {
-  const char* const reductions[][2] = {{"sum", "sum"}, {"mean", "mean"}, {"max", "max"}, {"var", "var"}};
-  set_closures(L, reductions, std::size(reductions), guarded<tensor_reduce>);
+  const char* const reductions[][2] = {{"sum", "dims"}, {"mean", "dims"}, {"max", "dims"},       {"min", "dims"},
+                                       {"var", "dims"}, {"std", "dims"},  {"prod", "dims"},      {"any", "dims"},
+                                       {"all", "dims"}, {"logsumexp", "dims"}, {"argmax", "dim"}, {"argmin", "dim"}};
+  for (const auto& [name, dims_attr] : reductions) {
+    lua_pushstring(L, name);
+    lua_pushstring(L, dims_attr);
+    lua_pushcclosure(L, guarded<tensor_reduce>, 2);
+    lua_setfield(L, -2, name);
+  }
 }
 
 void add_tensor_arithmetic_metamethods(lua_State* L) {

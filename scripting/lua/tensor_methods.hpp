@@ -8,8 +8,7 @@ namespace kiln::lua {
 
 void add_tensor_query_methods(lua_State* L);     // shape, size, item, totable, ... (tensor_query.cpp)
 void add_tensor_view_methods(lua_State* L);      // reshape, slice, to, type, ...   (tensor_views.cpp)
-void add_tensor_math_methods(lua_State* L);      // sum, mean, max, var             (tensor_math.cpp)
-void add_tensor_compare_methods(lua_State* L);   // argmax                          (tensor_compare.cpp)
+void add_tensor_math_methods(lua_State* L);      // sum, mean, max, argmax, ...     (tensor_math.cpp)
 void add_tensor_autograd_methods(lua_State* L);  // backward, detach, ...           (tensor_autograd.cpp)
 // Metamethods on the metatable on top of the stack.
 void add_tensor_arithmetic_metamethods(lua_State* L);  // __add, __eq, __lt, ... (tensor_math.cpp)

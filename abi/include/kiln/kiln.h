@@ -322,8 +322,8 @@ KILN_API kiln_status kiln_grad_enabled(kiln_runtime* rt, int* out);
  *   inputs down to `dtype` and give their results in it; they accumulate
  *   in f32;
  * - ops that need the range or the precision (softmax, log_softmax, the
- *   losses, layer_norm, batch_norm, exp, log, pow, sum, mean, var) cast
- *   16-bit inputs up to KILN_F32;
+ *   losses, layer_norm, batch_norm, exp, log, pow, sum, mean, var, std,
+ *   prod, cumsum, norm, logsumexp) cast 16-bit inputs up to KILN_F32;
  * - every other op (plugin ops too) computes in the widest floating dtype
  *   of its inputs when they differ, and in f32 when it has no kernel for a
  *   16-bit input on that device.

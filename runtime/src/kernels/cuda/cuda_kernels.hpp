@@ -22,7 +22,12 @@ void register_cuda_where_kernels(OpRegistry& r);     // where
 void register_cuda_cast_kernels(OpRegistry& r);      // cast
 void register_cuda_creation_kernels(OpRegistry& r);  // zeros, ones, fill, arange
 void register_cuda_random_kernels(OpRegistry& r);    // rand, randn, dropout, dropout_backward
-void register_cuda_reduce_kernels(OpRegistry& r);    // sum, mean, max, var, sum_to and backward ops
+void register_cuda_reduce_kernels(OpRegistry& r);    // sum, mean, max, min, var, std, sum_to and backward ops
+void register_cuda_arg_reduce_kernels(OpRegistry& r);      // max_dim, min_dim, argmax, argmin
+void register_cuda_logical_reduce_kernels(OpRegistry& r);  // any, all
+void register_cuda_product_kernels(OpRegistry& r);         // prod, cumsum and backward ops
+void register_cuda_norm_kernels(OpRegistry& r);            // norm, logsumexp and backward ops
+void register_cuda_sort_kernels(OpRegistry& r);            // sort, argsort, topk
 void register_cuda_softmax_kernels(OpRegistry& r);   // softmax, log_softmax and backward ops
 void register_cuda_loss_kernels(OpRegistry& r);      // mse_loss, bce_with_logits, cross_entropy, nll_loss (+ backward)
 void register_cuda_layer_norm_kernels(OpRegistry& r);  // layer_norm, layer_norm_backward

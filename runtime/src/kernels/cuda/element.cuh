@@ -21,6 +21,10 @@ inline constexpr bool is_16bit_float_v = std::is_same_v<T, Half> || std::is_same
 
 // What a kernel computes an element of type T in.
 template <class T> using math_t = std::conditional_t<std::is_integral_v<T>, T, acc_t<T>>;
+// What the ordering kernels (arg-reductions, sort) compare an element as:
+// integers widen to int64 (warp shuffles take no 8-bit values), floats go
+// to their arithmetic type.
+template <class T> using order_key_t = std::conditional_t<std::is_integral_v<T>, int64_t, acc_t<T>>;
 
 __device__ inline float half_bits_to_float(uint16_t bits) { return __half2float(__ushort_as_half(bits)); }
 

@@ -1,8 +1,9 @@
-// sum, mean, max and var over dimensions (any input layout, keepdim), their
-// backward ops, and sum_to (a broadcast gradient summed back to an operand's
-// shape), on a GPU. Each output element folds its row in float (double for
-// f64), as the CPU does; max lets a NaN win and splits the gradient evenly
-// among tied maxima; var takes two passes (mean, then squared deviations).
+// sum, mean, max, min, var and std over dimensions (any input layout,
+// keepdim), their backward ops, and sum_to (a broadcast gradient summed back
+// to an operand's shape), on a GPU. Each output element folds its row in
+// float (double for f64), as the CPU does; max and min let a NaN win and
+// split the gradient evenly among tied extremes; var and std take two passes
+// (mean, then squared deviations).
 #include <array>
 #include <vector>
 
@@ -70,35 +71,44 @@ struct SumRow {
   }
 };
 
-template <class T>
-struct MaxRow {
-  const T* x;
-  T* out;
-  RowLayout l;
-  __device__ void operator()(const Team& team, int64_t r) const {
-    using A = acc_t<T>;
-    const A m = team.fold(l.length, -cuda::infinity<A>(), cuda::MaxOrNan{},
-                          [&](int64_t k) { return to_math(x[l.at(r, k)]); });
-    if (team.lane == 0) out[r] = from_math<T>(m);
-  }
+// The maximum (Largest) or minimum of the row.
+template <bool Largest>
+struct ExtremeRow {
+  template <class T>
+  struct Of {
+    const T* x;
+    T* out;
+    RowLayout l;
+    __device__ void operator()(const Team& team, int64_t r) const {
+      using A = acc_t<T>;
+      const auto at = [&](int64_t k) { return to_math(x[l.at(r, k)]); };
+      const A m = Largest ? team.fold(l.length, -cuda::infinity<A>(), cuda::MaxOrNan{}, at)
+                          : team.fold(l.length, cuda::infinity<A>(), cuda::MinOrNan{}, at);
+      if (team.lane == 0) out[r] = from_math<T>(m);
+    }
+  };
 };
 
-template <class T>
+// The variance of the row, or its square root (std) when Root.
+template <bool Root>
 struct VarRow {
-  const T* x;
-  T* out;
-  RowLayout l;
-  acc_t<T> divisor;
-  __device__ void operator()(const Team& team, int64_t r) const {
-    using A = acc_t<T>;
-    const auto at = [&](int64_t k) { return to_math(x[l.at(r, k)]); };
-    const A mean = team.fold(l.length, A(0), cuda::Plus{}, at) / A(l.length);
-    const A ss = team.fold(l.length, A(0), cuda::Plus{}, [&](int64_t k) {
-      const A d = at(k) - mean;
-      return d * d;
-    });
-    if (team.lane == 0) out[r] = from_math<T>(ss / divisor);
-  }
+  template <class T>
+  struct Of {
+    const T* x;
+    T* out;
+    RowLayout l;
+    acc_t<T> divisor;
+    __device__ void operator()(const Team& team, int64_t r) const {
+      using A = acc_t<T>;
+      const auto at = [&](int64_t k) { return to_math(x[l.at(r, k)]); };
+      const A mean = team.fold(l.length, A(0), cuda::Plus{}, at) / A(l.length);
+      const A ss = team.fold(l.length, A(0), cuda::Plus{}, [&](int64_t k) {
+        const A d = at(k) - mean;
+        return d * d;
+      });
+      if (team.lane == 0) out[r] = from_math<T>(Root ? sqrt(ss / divisor) : ss / divisor);
+    }
+  };
 };
 
 // torch.var: the divisor is N - correction, clamped at 0 (giving inf or NaN).
@@ -123,14 +133,18 @@ struct MeanKernels {
   }
 };
 
-struct MaxKernels {
-  template <class T> static void kernel(const KernelCall& c) { run_row<T, MaxRow>(c, input_geometry(c)); }
+template <bool Largest>
+struct ExtremeKernels {
+  template <class T> static void kernel(const KernelCall& c) {
+    run_row<T, ExtremeRow<Largest>::template Of>(c, input_geometry(c));
+  }
 };
 
+template <bool Root>
 struct VarKernels {
   template <class T> static void kernel(const KernelCall& c) {
     const reduction::ReduceGeometry g = input_geometry(c);
-    run_row<T, VarRow>(c, g, acc_t<T>(var_divisor(c, g.reduced_count)));
+    run_row<T, VarRow<Root>::template Of>(c, g, acc_t<T>(var_divisor(c, g.reduced_count)));
   }
 };
 
@@ -194,8 +208,8 @@ struct ShareToMaxima {
   }
 };
 
-// max_backward(grad, input, output): the gradient goes to the maximal
-// elements, split evenly among ties.
+// max_backward(grad, input, output): the gradient goes to the elements equal
+// to the output, split evenly among ties (min's backward too).
 struct MaxBackwardKernels {
   template <class T> static void kernel(const KernelCall& c) {
     const Tensor& x = c.inputs[1];
@@ -250,8 +264,10 @@ struct VarBackwardKernels {
 void register_cuda_reduce_kernels(OpRegistry& r) {
   cuda::set_kernels<SumKernels>(r, "sum", cuda::FloatTypes{});
   cuda::set_kernels<MeanKernels>(r, "mean", cuda::FloatTypes{});
-  cuda::set_kernels<MaxKernels>(r, "max", cuda::FloatTypes{});
-  cuda::set_kernels<VarKernels>(r, "var", cuda::FloatTypes{});
+  cuda::set_kernels<ExtremeKernels<true>>(r, "max", cuda::FloatTypes{});
+  cuda::set_kernels<ExtremeKernels<false>>(r, "min", cuda::FloatTypes{});
+  cuda::set_kernels<VarKernels<false>>(r, "var", cuda::FloatTypes{});
+  cuda::set_kernels<VarKernels<true>>(r, "std", cuda::FloatTypes{});
   cuda::set_kernels<SumToKernels>(r, "sum_to", cuda::FloatTypes{});
   cuda::set_kernels<SumBackwardKernels>(r, "sum_backward", cuda::FloatTypes{});
   cuda::set_kernels<MaxBackwardKernels>(r, "max_backward", cuda::FloatTypes{});

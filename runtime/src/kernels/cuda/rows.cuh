@@ -71,6 +71,20 @@ struct MaxOrNan {
   template <class A> __device__ A operator()(A a, A b) const { return a != a ? a : (b > a || b != b) ? b : a; }
 };
 
+// The smaller, a NaN winning (as torch.amin).
+struct MinOrNan {
+  template <class A> __device__ A operator()(A a, A b) const { return a != a ? a : (b < a || b != b) ? b : a; }
+};
+
+// The smaller, as std::min.
+struct Smaller {
+  template <class A> __device__ A operator()(A a, A b) const { return b < a ? b : a; }
+};
+
+struct Times {
+  template <class A> __device__ A operator()(A a, A b) const { return a * b; }
+};
+
 // Calls row(team, r) for every row r < rows.
 template <class Row>
 __global__ void fold_rows(int64_t rows, bool whole_block, Row row) {

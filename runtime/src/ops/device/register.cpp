@@ -26,6 +26,11 @@ void register_device_ops(OpRegistry& r) {
   register_cuda_creation_kernels(r);
   register_cuda_random_kernels(r);
   register_cuda_reduce_kernels(r);
+  register_cuda_arg_reduce_kernels(r);
+  register_cuda_logical_reduce_kernels(r);
+  register_cuda_product_kernels(r);
+  register_cuda_norm_kernels(r);
+  register_cuda_sort_kernels(r);
   register_cuda_softmax_kernels(r);
   register_cuda_loss_kernels(r);
   register_cuda_layer_norm_kernels(r);

@@ -1,4 +1,5 @@
-// sum, mean, max and var over a set of dimensions, and their backward ops.
+// sum, mean, max, min, var and std over a set of dimensions, and their
+// backward ops.
 // Each output element folds its input elements in acc_t (double for f64);
 // the output elements are spread across the runtime's threads.
 #include <cmath>
@@ -18,13 +19,13 @@ acc_t<T> sum_of(const ReduceGeometry& g, const T* x, int64_t base) {
   return s;
 }
 
-// NaN wins, as in torch.amax.
-template <class T>
-acc_t<T> max_of(const ReduceGeometry& g, const T* x, int64_t base) {
-  acc_t<T> m = -std::numeric_limits<acc_t<T>>::infinity();
+// NaN wins, as in torch.amax and torch.amin.
+template <bool Largest, class T>
+acc_t<T> extreme_of(const ReduceGeometry& g, const T* x, int64_t base) {
+  acc_t<T> m = (Largest ? -1 : 1) * std::numeric_limits<acc_t<T>>::infinity();
   for_each_reduced(g, base, [&](int64_t i) {
     const acc_t<T> v = load_acc(x[i]);
-    if (v > m || std::isnan(v)) m = std::isnan(m) ? m : v;
+    if ((Largest ? v > m : v < m) || std::isnan(v)) m = std::isnan(m) ? m : v;
   });
   return m;
 }
@@ -71,18 +72,20 @@ void mean_kernel(const KernelCall& c) {
   });
 }
 
-template <class T>
-void max_kernel(const KernelCall& c) {
-  reduce_into<T>(c, input_geometry(c), max_of<T>);
+template <bool Largest, class T>
+void extreme_kernel(const KernelCall& c) {
+  reduce_into<T>(c, input_geometry(c), extreme_of<Largest, T>);
 }
 
-template <class T>
+// var, or std (its square root) when Root.
+template <bool Root, class T>
 void var_kernel(const KernelCall& c) {
   const ReduceGeometry geometry = input_geometry(c);
   const acc_t<T> divisor = var_divisor<T>(geometry, c.op, c.attrs);
   reduce_into<T>(c, geometry, [divisor](const ReduceGeometry& g, const T* x, int64_t base) {
     const acc_t<T> mean = sum_of(g, x, base) / acc_t<T>(g.reduced_count);
-    return sum_sq_dev(g, x, base, mean) / divisor;
+    const acc_t<T> var = sum_sq_dev(g, x, base, mean) / divisor;
+    return Root ? std::sqrt(var) : var;
   });
 }
 
@@ -90,8 +93,10 @@ void reduce_infer(InferCall& c) {
   check_floating(c, 0);
   const Tensor& in = c.inputs[0];
   const ReduceGeometry g = reduce_geometry(c.op, in.shape(), in.strides(), c.attrs);
-  KILN_CHECK(c.op.name != "max" || g.reduced_count > 0 || g.kept_shape.numel() == 0, Status::invalid_argument, "op '",
-             c.op.name, "': cannot take the maximum over zero elements of shape ", to_string(in.shape()));
+  const bool extreme = c.op.name == "max" || c.op.name == "min";
+  KILN_CHECK(!extreme || g.reduced_count > 0 || g.kept_shape.numel() == 0, Status::invalid_argument, "op '",
+             c.op.name, "': cannot take the ", c.op.name == "max" ? "maximum" : "minimum", " over zero elements of shape ",
+             to_string(in.shape()));
   c.outputs.push_back({g.output_shape, in.dtype(), c.device});
 }
 
@@ -118,8 +123,9 @@ void sum_backward_kernel(const KernelCall& c) {
 
 void like_input_infer(InferCall& c) { c.outputs.push_back({c.inputs[1].shape(), c.inputs[0].dtype(), c.device}); }
 
-// max_backward(grad, input, output): the gradient goes to the maximal
-// elements, split evenly among ties (as torch.amax).
+// max_backward(grad, input, output): the gradient goes to the elements
+// equal to the output, split evenly among ties (as torch.amax and
+// torch.amin), so it serves min as well.
 template <class T>
 void max_backward_kernel(const KernelCall& c) {
   const Tensor& x_t = c.inputs[1];
@@ -170,16 +176,24 @@ std::vector<Tensor> mean_backward(const BackwardCall& c) {
   return {broadcast_back(c, 1.0 / double(g.reduced_count))};
 }
 
-std::vector<Tensor> max_backward(const BackwardCall& c) {
+std::vector<Tensor> extreme_backward(const BackwardCall& c) {
   return {call_op1(c.runtime, "max_backward", {c.grad_outputs[0], c.inputs[0], c.outputs[0]},
                    {{"dims", c.op.attr_ints(c.attrs, "dims")}, {"keepdim", c.op.attr_bool(c.attrs, "keepdim")}})};
 }
 
-std::vector<Tensor> var_backward(const BackwardCall& c) {
-  return {call_op1(c.runtime, "var_backward", {c.grad_outputs[0], c.inputs[0]},
-                   {{"dims", c.op.attr_ints(c.attrs, "dims")},
-                    {"keepdim", c.op.attr_bool(c.attrs, "keepdim")},
-                    {"correction", c.op.attr_int(c.attrs, "correction")}})};
+Tensor var_grad(const BackwardCall& c, const Tensor& grad_var) {
+  return call_op1(c.runtime, "var_backward", {grad_var, c.inputs[0]},
+                  {{"dims", c.op.attr_ints(c.attrs, "dims")},
+                   {"keepdim", c.op.attr_bool(c.attrs, "keepdim")},
+                   {"correction", c.op.attr_int(c.attrs, "correction")}});
+}
+
+std::vector<Tensor> var_backward(const BackwardCall& c) { return {var_grad(c, c.grad_outputs[0])}; }
+
+// d std = d var / (2 std); a zero std gives inf or NaN, as in torch.std.
+std::vector<Tensor> std_backward(const BackwardCall& c) {
+  const Tensor twice_std = call_op1(c.runtime, "mul_scalar", {c.outputs[0]}, {{"value", 2.0}});
+  return {var_grad(c, call_op1(c.runtime, "div", {c.grad_outputs[0], twice_std}, {}))};
 }
 
 std::vector<AttrSpec> reduce_attrs() { return {attr_ints("dims", {}), attr_bool("keepdim", false)}; }
@@ -189,8 +203,8 @@ template <class MakeKernel>
 void add_reduce_op(OpRegistry& r, std::string name, MakeKernel kernel, BackwardFn backward, bool saves_outputs,
                    std::vector<AttrSpec> extra = {}) {
   OpDef op;
-  // Sums lose low bits in 16-bit types; a maximum is exact in any.
-  op.precision = name == "max" ? PrecisionCategory::promote : PrecisionCategory::f32;
+  // Sums lose low bits in 16-bit types; an extreme is exact in any.
+  op.precision = name == "max" || name == "min" ? PrecisionCategory::promote : PrecisionCategory::f32;
   op.name = std::move(name);
   op.inputs = {{"input"}};
   op.attrs = reduce_attrs();
@@ -220,8 +234,12 @@ void add_backward_op(OpRegistry& r, std::string name, MakeKernel kernel, std::ve
 void register_reduce_ops(OpRegistry& r) {
   add_reduce_op(r, "sum", []<class T>() { return &sum_kernel<T>; }, sum_backward, false);
   add_reduce_op(r, "mean", []<class T>() { return &mean_kernel<T>; }, mean_backward, false);
-  add_reduce_op(r, "max", []<class T>() { return &max_kernel<T>; }, max_backward, true);
-  add_reduce_op(r, "var", []<class T>() { return &var_kernel<T>; }, var_backward, false, {attr_int("correction", 1)});
+  add_reduce_op(r, "max", []<class T>() { return &extreme_kernel<true, T>; }, extreme_backward, true);
+  add_reduce_op(r, "min", []<class T>() { return &extreme_kernel<false, T>; }, extreme_backward, true);
+  add_reduce_op(r, "var", []<class T>() { return &var_kernel<false, T>; }, var_backward, false,
+                {attr_int("correction", 1)});
+  add_reduce_op(r, "std", []<class T>() { return &var_kernel<true, T>; }, std_backward, true,
+                {attr_int("correction", 1)});
 
   std::vector<AttrSpec> sum_grad_attrs = {attr_required("input_shape", AttrType::ints)};
   for (AttrSpec& a : reduce_attrs()) sum_grad_attrs.push_back(std::move(a));
