@@ -1,7 +1,8 @@
 // One optimizer step: `accumulate` micro-batches of forward, loss and
 // backward, then the strategy's gradient reduction, unscaling and the
-// overflow check of loss scaling, clipping, the schedule and the optimizer; then the step is reported (metrics file, progress,
-// callbacks) and, after an epoch's last batch, the epoch is closed.
+// overflow check of loss scaling, clipping, the schedule and the optimizer;
+// then the step is reported (metrics file, progress, callbacks) and, after
+// an epoch's last batch, the epoch is closed.
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -63,8 +64,9 @@ struct MicroBatch {
 
 // Forward, loss and backward of one micro-batch, whose loss counts for
 // `weight` of the step's: gradients of the step's micro-batches add up to
-// those of their mean loss (times the loss scale, when scaling is on). `last` marks the micro-batch after which the
-// strategy reduces the gradients.
+// those of their mean loss (times the loss scale, when scaling is on).
+// `last` marks the micro-batch after which the strategy reduces the
+// gradients.
 MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight, bool last) {
   kiln_runtime* rt = t.config.runtime.get();
   const ModelLoss m = model_loss(t);
@@ -116,12 +118,11 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
     // After the reduction, so that every process clips the same (global) gradient.
     m.grad_norm = clip_gradients(c.runtime.get(), t.ops, t.params, c.clip_grad_norm);
     apply_schedule(t);
-  }
-  check_call(kiln_optimizer_get_hyper(c.optimizer.get(), 0, "lr", &m.lr), "reading the learning rate");
-  if (!m.skipped) {
     check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
     t.state.updates += 1;
   }
+  // The rate this step used; a skipped step reports the one in force.
+  check_call(kiln_optimizer_get_hyper(c.optimizer.get(), 0, "lr", &m.lr), "reading the learning rate");
   check_call(kiln_optimizer_zero_grad(c.optimizer.get()), "clearing the gradients");
 }
 
