@@ -177,7 +177,7 @@ stage_build() {
     touch "$GPU_CHECK_STATE/kiln-built"
     kiln="kiln built"
   fi
-  cmake --build "$GPU_CHECK_BUILD" -j "$GPU_CHECK_JOBS" --target kiln_gpu_tests -- -k 0
+  cmake --build "$GPU_CHECK_BUILD" -j "$GPU_CHECK_JOBS" --target kiln_gpu_tests kiln_gpu_trainer_precision -- -k 0
   if ! cmake --build "$GPU_CHECK_BUILD" -j "$GPU_CHECK_JOBS" -- -k 0; then
     result "$kiln; $(grep -m 1 -E 'error|Error' "$(stage_log)" | cut -c1-200)"
     return 1

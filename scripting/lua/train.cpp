@@ -12,7 +12,8 @@
 //     input_field = "input", target_field = "target",
 //     on_step = function(m) end,               -- m: the fields of kiln_step_metrics by their C names
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
-//     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second, device_input_wait_seconds);
+//     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second,
+//                                              --   device_input_wait_seconds, loss_scale, skipped (a boolean));
 //                                              --   eval: step, epoch, samples, loss, accuracy, seconds
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
@@ -20,6 +21,9 @@
 //     strategy = "ddp",                        -- spread over the job's processes (see kiln.dist); the
 //     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true
 //     precision = "bf16",                      -- "f32" (default), "bf16" or "f16": forward and loss under autocast
+//     loss_scale = {init = 65536, growth = 2,  -- dynamic loss scaling (on by default for "f16"): a table or
+//                   backoff = 0.5,             --   true turns it on (absent fields take these defaults),
+//                   interval = 2000, min = 1}, --   false turns it off
 //   }
 //
 // A callback returning a true value stops training after the current step.
@@ -58,7 +62,7 @@ void set_integer(lua_State* L, const char* field, int64_t value) {
 }
 
 void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
-  lua_createtable(L, 0, 11);
+  lua_createtable(L, 0, 13);
   set_integer(L, "step", m.step);
   set_integer(L, "epoch", m.epoch);
   set_integer(L, "epoch_step", m.epoch_step);
@@ -70,6 +74,9 @@ void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
   set_number(L, "input_wait_seconds", m.input_wait_seconds);
   set_number(L, "samples_per_second", m.samples_per_second);
   set_number(L, "device_input_wait_seconds", m.device_input_wait_seconds);
+  set_number(L, "loss_scale", m.loss_scale);
+  lua_pushboolean(L, m.skipped);
+  lua_setfield(L, -2, "skipped");
 }
 
 void push_eval_metrics(lua_State* L, const kiln_eval_metrics& m) {
@@ -224,6 +231,27 @@ std::string opt_loss(lua_State* L, int options) {
   return loss;
 }
 
+// options.loss_scale into o: true or a table of settings turns dynamic loss
+// scaling on, false off; absent leaves the trainer's default (on for f16).
+void opt_loss_scale(lua_State* L, int options, kiln_trainer_options& o) {
+  const int type = lua_getfield(L, options, "loss_scale");
+  if (type == LUA_TBOOLEAN) {
+    o.loss_scaling = lua_toboolean(L, -1) ? 1 : 2;
+  } else if (type == LUA_TTABLE) {
+    const int table = lua_gettop(L);
+    check_known_fields(L, table, "kiln.fit: loss_scale", {"init", "growth", "backoff", "interval", "min"});
+    o.loss_scaling = 1;
+    o.loss_scale_init = opt_number_field(L, table, "init", 0);
+    o.loss_scale_growth = opt_number_field(L, table, "growth", 0);
+    o.loss_scale_backoff = opt_number_field(L, table, "backoff", 0);
+    o.loss_scale_interval = opt_integer_field(L, table, "interval", 0);
+    o.loss_scale_min = opt_number_field(L, table, "min", 0);
+  } else if (type != LUA_TNIL) {
+    luaL_error(L, "kiln.fit: loss_scale must be a boolean or a table of settings, got a %s", luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+}
+
 using StrategyRef = std::unique_ptr<kiln_strategy, decltype(&kiln_strategy_release)>;
 
 // options.strategy: a registered strategy's name ("single", "ddp") made with
@@ -247,7 +275,8 @@ int fit(lua_State* L) {
                      {"model", "loss", "optimizer", "schedule", "train", "validation", "epochs", "max_steps",
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
-                      "checkpoint_every", "resume", "strategy", "strategy_options", "precision"});
+                      "checkpoint_every", "resume", "strategy", "strategy_options", "precision",
+                      "loss_scale"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
   const std::string input_field = opt_string_field(L, 1, "input_field");
@@ -280,6 +309,7 @@ int fit(lua_State* L) {
   o.checkpoint_path = checkpoint.empty() ? nullptr : checkpoint.c_str();
   o.checkpoint_every = opt_integer_field(L, 1, "checkpoint_every", 0);
   o.precision = precision.empty() ? nullptr : precision.c_str();
+  opt_loss_scale(L, 1, o);
 
   FitState s;
   s.L = L;

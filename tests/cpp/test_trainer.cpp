@@ -1,6 +1,7 @@
 // kiln::Trainer: steps and runs, callbacks (stopping, and exceptions that
 // reach the caller with their type), evaluation, saving and resuming, what
-// it keeps alive, and moving it; kiln::evaluate and kiln::Strategy.
+// it keeps alive, and moving it; f16 with dynamic loss scaling;
+// kiln::evaluate and kiln::Strategy.
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -154,6 +155,39 @@ TEST_CASE("Trainer options the library refuses", "[trainer]") {
   o = s.options();
   o.checkpoint_every = 2;
   REQUIRE_KILN_ERROR(kiln::Trainer(s.rt, o), KILN_ERR_INVALID_ARGUMENT, "checkpoint_path");
+  o = s.options();
+  o.precision = "f8";
+  REQUIRE_KILN_ERROR(kiln::Trainer(s.rt, o), KILN_ERR_INVALID_ARGUMENT, "options->precision is 'f8'");
+  o = s.options();
+  o.loss_scale_backoff = 2.0;
+  REQUIRE_KILN_ERROR(kiln::Trainer(s.rt, o), KILN_ERR_INVALID_ARGUMENT, "options->loss_scale_backoff is 2");
+}
+
+TEST_CASE("Trainer in f16 with dynamic loss scaling, by default and as configured", "[trainer][precision]") {
+  Setup s;
+  kiln::TrainerOptions o = s.options();
+  o.precision = "f16";
+  o.max_steps = 1;
+  std::optional<kiln::StepMetrics> first = kiln::Trainer(s.rt, o).step();
+  REQUIRE(first);
+  CHECK(first->loss_scale == 65536.0);
+  o = s.options();
+  o.precision = "f16";
+  o.loss_scale_init = 8.0;
+  o.loss_scale_growth = 4.0;
+  o.loss_scale_interval = 2;
+  o.max_steps = 5;
+  kiln::Trainer trainer(s.rt, o);
+  std::vector<double> scales;
+  while (std::optional<kiln::StepMetrics> m = trainer.step()) {
+    scales.push_back(m->loss_scale);
+    CHECK(m->skipped == 0);
+  }
+  CHECK(scales == std::vector<double>{8.0, 8.0, 32.0, 32.0, 128.0});
+  o = s.options();
+  o.precision = "f16";
+  o.loss_scaling = 2;
+  CHECK(kiln::Trainer(s.rt, o).step()->loss_scale == 1.0);
 }
 
 TEST_CASE("Trainer with a schedule, a strategy, metrics and checkpoints as it goes", "[trainer]") {

@@ -22,7 +22,8 @@ typedef struct tally {
 
 static const char* const step_keys[] = {"\"step\":", "\"epoch\":", "\"loss\":", "\"lr\":", "\"grad_norm\":",
                                         "\"samples\":", "\"step_seconds\":", "\"input_wait_seconds\":",
-                                        "\"samples_per_second\":", "\"device_input_wait_seconds\":"};
+                                        "\"samples_per_second\":", "\"device_input_wait_seconds\":",
+                                        "\"loss_scale\":1,", "\"skipped\":0}"};
 static const char* const eval_keys[] = {"\"step\":", "\"epoch\":", "\"loss\":", "\"accuracy\":", "\"samples\":",
                                         "\"seconds\":"};
 

@@ -35,8 +35,18 @@ static double normal(uint64_t* state) {
   return sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)) * cos(6.283185307179586 * u2);
 }
 
+/* The tensors of b's points and a "tensors" source over them (which copies them). */
+static void blobs_bind(kiln_runtime* rt, blobs* b) {
+  const int64_t n = b->n, input_shape[2] = {n, 2}, target_shape[1] = {n};
+  REQUIRE_OK(kiln_tensor_from_data(rt, b->x, (size_t)n * 2 * sizeof(float), input_shape, 2, KILN_F32, &b->inputs));
+  REQUIRE_OK(kiln_tensor_from_data(rt, b->y, (size_t)n * sizeof(int64_t), target_shape, 1, KILN_I64, &b->targets));
+  {
+    const kiln_attr config[2] = {kiln_attr_tensor("input", b->inputs), kiln_attr_tensor("target", b->targets)};
+    REQUIRE_OK(kiln_data_source_create(rt, "tensors", config, 2, &b->source));
+  }
+}
+
 void blobs_make(kiln_runtime* rt, int64_t n, uint64_t seed, blobs* out) {
-  const int64_t input_shape[2] = {n, 2}, target_shape[1] = {n};
   uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
   int64_t i;
   memset(out, 0, sizeof *out);
@@ -49,12 +59,27 @@ void blobs_make(kiln_runtime* rt, int64_t n, uint64_t seed, blobs* out) {
     out->x[2 * i] = (float)(centre + normal(&state));
     out->x[2 * i + 1] = (float)(centre + normal(&state));
   }
-  REQUIRE_OK(kiln_tensor_from_data(rt, out->x, (size_t)n * 2 * sizeof(float), input_shape, 2, KILN_F32, &out->inputs));
-  REQUIRE_OK(kiln_tensor_from_data(rt, out->y, (size_t)n * sizeof(int64_t), target_shape, 1, KILN_I64, &out->targets));
-  {
-    const kiln_attr config[2] = {kiln_attr_tensor("input", out->inputs), kiln_attr_tensor("target", out->targets)};
-    REQUIRE_OK(kiln_data_source_create(rt, "tensors", config, 2, &out->source));
-  }
+  blobs_bind(rt, out);
+}
+
+void blobs_poison(kiln_runtime* rt, blobs* b, int64_t first, int64_t count) {
+  int64_t i;
+  for (i = 2 * first; i < 2 * (first + count); ++i) b->x[i] = (float)NAN;
+  kiln_data_source_release(b->source);
+  kiln_tensor_release(b->inputs);
+  kiln_tensor_release(b->targets);
+  blobs_bind(rt, b);
+}
+
+void blobs_drop(kiln_runtime* rt, blobs* b, int64_t first, int64_t count) {
+  const int64_t rest = b->n - first - count;
+  memmove(b->x + 2 * first, b->x + 2 * (first + count), (size_t)rest * 2 * sizeof(float));
+  memmove(b->y + first, b->y + first + count, (size_t)rest * sizeof(int64_t));
+  b->n -= count;
+  kiln_data_source_release(b->source);
+  kiln_tensor_release(b->inputs);
+  kiln_tensor_release(b->targets);
+  blobs_bind(rt, b);
 }
 
 void blobs_free(blobs* b) {
@@ -67,6 +92,10 @@ void blobs_free(blobs* b) {
 }
 
 kiln_loader* make_loader(const blobs* b, int64_t batch_size, int shuffle) {
+  return make_loader_on(b, batch_size, shuffle, KILN_DEVICE_CPU);
+}
+
+kiln_loader* make_loader_on(const blobs* b, int64_t batch_size, int shuffle, kiln_device_type device) {
   kiln_loader_options o;
   kiln_loader* loader = NULL;
   memset(&o, 0, sizeof o);
@@ -74,7 +103,7 @@ kiln_loader* make_loader(const blobs* b, int64_t batch_size, int shuffle) {
   o.batch_size = batch_size;
   o.shuffle = shuffle;
   o.seed = 7;
-  o.device = KILN_DEVICE_CPU;
+  o.device = device;
   REQUIRE_OK(kiln_loader_create(b->source, NULL, 0, &o, &loader));
   return loader;
 }

@@ -27,11 +27,18 @@ typedef struct blobs {
 
 kiln_runtime* open_runtime(uint64_t seed);
 void blobs_make(kiln_runtime* rt, int64_t n, uint64_t seed, blobs* out);
+/* Points [first, first + count) of `b` become NaN (inputs that make every
+ * gradient NaN); its tensors and source are made again over them. */
+void blobs_poison(kiln_runtime* rt, blobs* b, int64_t first, int64_t count);
+/* Points [first, first + count) of `b` are removed, the rest move up. */
+void blobs_drop(kiln_runtime* rt, blobs* b, int64_t first, int64_t count);
 void blobs_free(blobs* b);
 
 /* A loader over `b`: batches of `batch_size`, in order unless `shuffle`
  * (then shuffled with the same seed by every loader made here). */
 kiln_loader* make_loader(const blobs* b, int64_t batch_size, int shuffle);
+/* The same, delivering its batches to `device` (index 0). */
+kiln_loader* make_loader_on(const blobs* b, int64_t batch_size, int shuffle, kiln_device_type device);
 
 /* Linear(2 -> 2), initialised from the runtime's stream, and SGD over it. */
 kiln_module* make_linear(kiln_runtime* rt);

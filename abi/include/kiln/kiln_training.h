@@ -123,15 +123,16 @@ KILN_API kiln_status kiln_loader_stats_get(const kiln_loader* loader, kiln_loade
 /* ---- the trainer ----------------------------------------------------------------------- */
 
 /* A training loop that runs in C++: forward, loss, backward (gradient
- * accumulation, clipping by norm), the strategy's gradient reduction, the
- * optimizer step and the schedule, evaluation, progress output and metrics.
+ * accumulation, clipping by norm, mixed precision with dynamic loss
+ * scaling), the strategy's gradient reduction, the optimizer step and the
+ * schedule, evaluation, progress output and metrics.
  * Hosts that own their loop call kiln_trainer_step; others call
  * kiln_trainer_run. */
 
 /* What one optimizer step did. */
 typedef struct kiln_step_metrics {
   size_t size;
-  int64_t step;       /* optimizer steps taken, this one included */
+  int64_t step;       /* optimizer steps taken, this one included (skipped ones count too) */
   int64_t epoch;      /* 0-based */
   int64_t epoch_step; /* steps taken in this epoch, this one included */
   int64_t samples;    /* examples in this step (over its accumulated micro-batches) */
@@ -144,6 +145,12 @@ typedef struct kiln_step_metrics {
   /* Training on a GPU: seconds its compute stream waited for this step's
    * input copies (0 on the CPU). */
   double device_input_wait_seconds;
+  /* Dynamic loss scaling (kiln_trainer_options.loss_scaling): the scale this
+   * step's loss was multiplied by before backward (1 when scaling is off),
+   * and 1 when the step was skipped because its gradients held inf or NaN
+   * (parameters, optimizer state and schedule untouched), else 0. */
+  double loss_scale;
+  int skipped;
 } kiln_step_metrics;
 
 typedef struct kiln_eval_metrics {
@@ -178,7 +185,9 @@ typedef struct kiln_trainer_options {
   kiln_module* model;          /* required */
   const char* loss;            /* an op taking (output, target): "cross_entropy" (default), "mse_loss", "nll_loss", "bce_with_logits" */
   kiln_optimizer* optimizer;   /* required */
-  kiln_lr_schedule* schedule;  /* optional: the rate of every group is schedule(step, group's base lr) */
+  kiln_lr_schedule* schedule;  /* optional: the rate of every group is schedule(updates, group's base lr),
+                                  updates counting the steps that updated the parameters (all of them
+                                  unless loss scaling skipped some) */
   kiln_loader* train;          /* required */
   kiln_loader* validation;     /* optional */
   kiln_strategy* strategy;     /* optional: NULL is one process */
@@ -201,6 +210,25 @@ typedef struct kiln_trainer_options {
   const char* precision;       /* NULL or "f32": full precision; "bf16" or "f16": the forward and the loss of
                                   every step and evaluation run under kiln_autocast_begin with that dtype
                                   (parameters, gradients and the optimizer stay f32) */
+  /* Dynamic loss scaling, as PyTorch's GradScaler does it: the loss is
+   * multiplied by the scale before backward, so that small f16 gradients do
+   * not flush to zero; once per optimizer step (after every accumulated
+   * micro-batch and the strategy's reduction) the gradients are divided by
+   * it, before clipping and the optimizer, and checked. A step whose
+   * gradients hold inf or NaN is skipped: parameters, optimizer state (step
+   * counters too) and the schedule stay as they were, and the scale is
+   * multiplied by loss_scale_backoff (never below loss_scale_min). After
+   * loss_scale_interval clean steps in a row it is multiplied by
+   * loss_scale_growth. A step that overflows at loss_scale_min ends
+   * training with KILN_ERR_INVALID_STATE naming the step and the scale.
+   * The scale and its count of clean steps are part of kiln_trainer_save's
+   * state. Each value left 0 takes its default. */
+  int loss_scaling;            /* 0: on when precision is "f16", off otherwise; 1: on; 2: off */
+  double loss_scale_init;      /* the first scale (default 65536, 2^16) */
+  double loss_scale_growth;    /* > 1 (default 2) */
+  double loss_scale_backoff;   /* in (0, 1) (default 0.5) */
+  int64_t loss_scale_interval; /* clean steps before the scale grows (default 2000) */
+  double loss_scale_min;       /* > 0 and <= loss_scale_init (default 1) */
 } kiln_trainer_options;
 
 /* With a strategy over several processes ("ddp"), the trainer attaches it
@@ -278,8 +306,9 @@ KILN_API kiln_status kiln_weights_load(kiln_module* model, const char* path, int
  * stands: the model's parameters and buffers (named "model.<name>"), the
  * optimizer's state ("optimizer.<entry>", see kiln_optimizer_state_get),
  * each group's learning rate, the step, the epoch and the position in it
- * (the train loader resumes at the next batch), the runtime's random
- * stream, and a manifest of the kiln version and of every loaded plugin's
+ * (the train loader resumes at the next batch), the count of updates the
+ * schedule follows, the loss scale and its count of clean steps (when loss
+ * scaling is on), the runtime's random stream, and a manifest of the kiln version and of every loaded plugin's
  * name and version. On the CPU, a run that saves, restarts and loads takes
  * the same steps with bit-identical losses and parameters as one that never
  * stopped. */

@@ -75,4 +75,10 @@ double StateMetadata::number(std::string_view key) const {
   return v;
 }
 
+double StateMetadata::positive(std::string_view key) const {
+  const double v = number(key);
+  KILN_CHECK(v > 0.0, Status::io, "'", path_, "': metadata '", key, "' is ", v, "; expected a number > 0");
+  return v;
+}
+
 }  // namespace kiln::abi

@@ -23,6 +23,12 @@ inline constexpr std::string_view kEpochStarted = "trainer.epoch_started";
 inline constexpr std::string_view kEpochStep = "trainer.epoch_step";
 inline constexpr std::string_view kEpochBatches = "trainer.epoch_batches";
 inline constexpr std::string_view kEpochSamples = "trainer.epoch_samples";
+// Written by every save; a file without them was saved before skipped
+// steps existed, when every step updated the parameters.
+inline constexpr std::string_view kUpdates = "trainer.updates";
+// Written when loss scaling is on.
+inline constexpr std::string_view kLossScale = "loss_scale.scale";
+inline constexpr std::string_view kLossScaleCleanSteps = "loss_scale.clean_steps";
 inline constexpr std::string_view kBatchesPerEpoch = "loader.batches_per_epoch";
 inline constexpr std::string_view kGroups = "optimizer.groups";
 inline constexpr std::string_view kRngSeed = "rng.seed";
@@ -55,6 +61,7 @@ class StateMetadata {
   int64_t count(std::string_view key) const;            // an integer >= 0
   uint64_t u64(std::string_view key) const;
   double number(std::string_view key) const;  // finite
+  double positive(std::string_view key) const;  // finite and > 0
 
  private:
   const checkpoint::Metadata& metadata_;

@@ -2,6 +2,7 @@
 // the file, its metadata, the model's tensors (read into host memory) and
 // the trainer's shape (groups, batches per epoch); then the optimizer's
 // state (which loads all or nothing itself), the model, and the position.
+#include <optional>
 #include <string_view>
 
 #include "checkpoint/module_state.hpp"
@@ -24,6 +25,7 @@ struct SavedPosition {
   int64_t batches_per_epoch = 0;
   GeneratorState rng;
   std::vector<double> lrs, base_lrs;
+  std::optional<LossScaleState> loss_scale;  // absent: saved without loss scaling
 };
 
 void check_format(const abi::StateMetadata& meta, const std::string& path) {
@@ -42,6 +44,10 @@ SavedPosition read_position(const abi::StateMetadata& meta) {
   p.state.epoch_step = meta.count(keys::kEpochStep);
   p.state.epoch_batches = meta.count(keys::kEpochBatches);
   p.state.epoch_samples = meta.count(keys::kEpochSamples);
+  p.state.updates = meta.find(keys::kUpdates) ? meta.count(keys::kUpdates) : p.state.step;
+  if (meta.find(keys::kLossScale)) {
+    p.loss_scale = LossScaleState{meta.positive(keys::kLossScale), meta.count(keys::kLossScaleCleanSteps)};
+  }
   p.batches_per_epoch = meta.count(keys::kBatchesPerEpoch);
   p.rng = {meta.u64(keys::kRngSeed), meta.u64(keys::kRngOffset)};
   const int64_t groups = meta.count(keys::kGroups);
@@ -117,7 +123,12 @@ void restore_position(kiln_trainer& t, const SavedPosition& p) {
     check_call(kiln_loader_start_epoch_at(t.config.train.get(), p.state.epoch, p.state.epoch_batches),
                "resuming the train loader");
   TrainState& s = t.state;
+  // A file saved without loss scaling starts this trainer's scale afresh;
+  // one saved with it restores the scale only where scaling is on.
+  const LossScaleConfig& scaling = t.config.loss_scale;
+  const LossScaleState scale = p.loss_scale && scaling.enabled ? *p.loss_scale : initial_loss_scale(scaling);
   s = p.state;
+  s.loss_scale = scale;
   s.epoch_seconds = 0.0;
   s.stop_requested = false;
   s.last_step = kiln_step_metrics{};

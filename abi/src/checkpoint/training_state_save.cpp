@@ -69,6 +69,11 @@ void save_training_state(kiln_trainer& t, const std::string& path) {
   m.emplace_back(keys::kEpochStep, format_number(s.epoch_step));
   m.emplace_back(keys::kEpochBatches, format_number(s.epoch_batches));
   m.emplace_back(keys::kEpochSamples, format_number(s.epoch_samples));
+  m.emplace_back(keys::kUpdates, format_number(s.updates));
+  if (t.config.loss_scale.enabled) {
+    m.emplace_back(keys::kLossScale, format_number(s.loss_scale.scale));
+    m.emplace_back(keys::kLossScaleCleanSteps, format_number(s.loss_scale.clean_steps));
+  }
   m.emplace_back(keys::kBatchesPerEpoch, format_number(t.batches_per_epoch));
   m.emplace_back(keys::kRngSeed, format_number(rng.seed));
   m.emplace_back(keys::kRngOffset, format_number(rng.offset));

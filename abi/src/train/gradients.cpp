@@ -1,4 +1,4 @@
-// The total gradient norm and clipping by it. Everything is done with ops,
+// The gradients of the parameters, their total norm and clipping by it. Everything is done with ops,
 // on the gradients' own device; only the norm itself is read back.
 #include "kiln/error.hpp"
 #include "train/trainer.hpp"
@@ -10,16 +10,6 @@ constexpr const char* kWhat = "computing the gradient norm";
 
 // Keeps the clipped norm just under max_norm, as PyTorch's clip_grad_norm_ does.
 constexpr double kClipEpsilon = 1e-6;
-
-std::vector<TensorRef> present_gradients(const std::vector<TensorRef>& params) {
-  std::vector<TensorRef> grads;
-  for (const TensorRef& p : params) {
-    kiln_tensor* g = nullptr;
-    check_call(kiln_tensor_grad(p.get(), &g), kWhat);
-    if (g) grads.push_back(TensorRef::adopt(g));
-  }
-  return grads;
-}
 
 // sum(g * g) over one gradient, as an f64 scalar, so that gradients of
 // several dtypes add up and the total keeps its precision.
@@ -39,6 +29,16 @@ void scale_in_place(kiln_runtime* rt, const TrainOps& ops, const std::vector<Ten
 }
 
 }  // namespace
+
+std::vector<TensorRef> present_gradients(const std::vector<TensorRef>& params) {
+  std::vector<TensorRef> grads;
+  for (const TensorRef& p : params) {
+    kiln_tensor* g = nullptr;
+    check_call(kiln_tensor_grad(p.get(), &g), "reading the gradients");
+    if (g) grads.push_back(TensorRef::adopt(g));
+  }
+  return grads;
+}
 
 double clip_gradients(kiln_runtime* rt, const TrainOps& ops, const std::vector<TensorRef>& params, double max_norm) {
   const std::vector<TensorRef> grads = present_gradients(params);

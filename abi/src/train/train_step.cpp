@@ -1,7 +1,8 @@
 // One optimizer step: `accumulate` micro-batches of forward, loss and
-// backward, then the strategy's gradient reduction, clipping, the schedule
-// and the optimizer; then the step is reported (metrics file, progress,
-// callbacks) and, after an epoch's last batch, the epoch is closed.
+// backward, then the strategy's gradient reduction, unscaling and the
+// overflow check of loss scaling, clipping, the schedule and the optimizer;
+// then the step is reported (metrics file, progress, callbacks) and, after
+// an epoch's last batch, the epoch is closed.
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -63,13 +64,14 @@ struct MicroBatch {
 
 // Forward, loss and backward of one micro-batch, whose loss counts for
 // `weight` of the step's: gradients of the step's micro-batches add up to
-// those of their mean loss. `last` marks the micro-batch after which the
-// strategy reduces the gradients.
+// those of their mean loss (times the loss scale, when scaling is on).
+// `last` marks the micro-batch after which the strategy reduces the
+// gradients.
 MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight, bool last) {
   kiln_runtime* rt = t.config.runtime.get();
   const ModelLoss m = model_loss(t);
   const BatchLoss b = forward_loss(m, batch);
-  const kiln_attr value = kiln_attr_float("value", weight);
+  const kiln_attr value = kiln_attr_float("value", weight * t.state.loss_scale.scale);
   const TensorRef weighted = call_op(rt, t.ops.mul_scalar, {b.loss.get()}, &value, 1, "weighting the loss");
   if (t.config.strategy) {
     check_call(kiln_strategy_backward_begin(t.config.strategy, last ? 1 : 0), "preparing the strategy for backward");
@@ -84,12 +86,24 @@ void apply_schedule(kiln_trainer& t) {
   if (!c.schedule) return;
   for (size_t g = 0; g < t.base_lrs.size(); ++g) {
     double lr = 0.0;
-    check_call(kiln_lr_schedule_lr(c.schedule, t.state.step, t.base_lrs[g], &lr), "the learning-rate schedule");
+    check_call(kiln_lr_schedule_lr(c.schedule, t.state.updates, t.base_lrs[g], &lr), "the learning-rate schedule");
     check_call(kiln_optimizer_set_hyper(c.optimizer.get(), g, "lr", lr), "setting the scheduled learning rate");
   }
 }
 
-// Reduction, clipping, schedule, update; fills grad_norm and lr.
+// Divides the gradients by the loss scale and moves the scale on; false
+// when they hold inf or NaN, and the step must be skipped.
+bool unscale_and_check(kiln_trainer& t) {
+  const TrainerConfig& c = t.config;
+  if (!c.loss_scale.enabled) return true;
+  LossScaleState& scale = t.state.loss_scale;
+  const bool finite = unscale_gradients(c.runtime.get(), t.ops, t.params, scale.scale);
+  update_loss_scale(c.loss_scale, scale, finite, t.state.step + 1);
+  return finite;
+}
+
+// Reduction, unscaling, clipping, schedule, update; fills grad_norm, lr and
+// skipped.
 void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
   const TrainerConfig& c = t.config;
   if (c.strategy) {
@@ -97,11 +111,18 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
     for (const TensorRef& p : t.params) params.push_back(p.get());
     check_call(kiln_strategy_reduce_gradients(c.strategy, params.data(), params.size()), "reducing the gradients");
   }
-  // After the reduction, so that every process clips the same (global) gradient.
-  m.grad_norm = clip_gradients(c.runtime.get(), t.ops, t.params, c.clip_grad_norm);
-  apply_schedule(t);
+  // After the reduction, so that every process takes the same decision, and
+  // before clipping, which must see the true norm.
+  m.skipped = unscale_and_check(t) ? 0 : 1;
+  if (!m.skipped) {
+    // After the reduction, so that every process clips the same (global) gradient.
+    m.grad_norm = clip_gradients(c.runtime.get(), t.ops, t.params, c.clip_grad_norm);
+    apply_schedule(t);
+    check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
+    t.state.updates += 1;
+  }
+  // The rate this step used; a skipped step reports the one in force.
   check_call(kiln_optimizer_get_hyper(c.optimizer.get(), 0, "lr", &m.lr), "reading the learning rate");
-  check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
   check_call(kiln_optimizer_zero_grad(c.optimizer.get()), "clearing the gradients");
 }
 
@@ -113,6 +134,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   const int64_t micro_batches = std::min(t.config.accumulate, t.batches_per_epoch - s.epoch_batches);
   kiln_step_metrics m{};
   m.size = sizeof m;
+  m.loss_scale = s.loss_scale.scale;
   double loss_sum = 0.0;
   const double device_wait_before = device_input_wait(t);
   try {

@@ -11,6 +11,7 @@
 
 #include "kiln/kiln.h"
 #include "train/api_call.hpp"
+#include "train/loss_scale.hpp"
 #include "train/metrics_log.hpp"
 #include "train/progress.hpp"
 
@@ -57,11 +58,13 @@ struct TrainerConfig {
   int64_t checkpoint_every = 0;  // 0: none
   std::string checkpoint_path;
   kiln_dtype precision = KILN_F32;  // KILN_BF16 or KILN_F16: autocast around forward and loss
+  LossScaleConfig loss_scale;
 };
 
 // Where training stands.
 struct TrainState {
-  int64_t step = 0;   // optimizer steps taken
+  int64_t step = 0;     // optimizer steps taken, skipped ones included
+  int64_t updates = 0;  // of those, the ones that updated the parameters: the schedule's step
   int64_t epoch = 0;  // the epoch being trained, or the next one to start
   bool epoch_started = false;
   int64_t epoch_step = 0;     // steps taken in this epoch
@@ -69,6 +72,7 @@ struct TrainState {
   int64_t epoch_samples = 0;
   double epoch_seconds = 0.0;  // spent in this epoch's steps
   bool stop_requested = false;
+  LossScaleState loss_scale;
   kiln_step_metrics last_step{};
 };
 
@@ -111,6 +115,9 @@ kiln_eval_metrics evaluate(kiln_trainer& t, kiln_loader* loader);
 // The same without a trainer (see kiln_evaluate): step and epoch are 0,
 // nothing is logged and no callback runs.
 kiln_eval_metrics evaluate(const ModelLoss& m, kiln_loader* loader);
+
+// The gradients of `params`, for those that have one.
+std::vector<TensorRef> present_gradients(const std::vector<TensorRef>& params);
 
 // The total norm of the gradients of `params` (those that have one),
 // computed with ops on their device; when `max_norm` > 0 and the norm is

@@ -117,6 +117,31 @@ kiln_dtype precision_dtype(const char* precision) {
               str_cat("options->precision is '", precision, "'; expected \"f32\" (or NULL), \"bf16\" or \"f16\""));
 }
 
+// options->loss_scaling and loss_scale_*: 0 takes the default; scaling is
+// on by default for f16 alone, whose range is what it makes up for.
+LossScaleConfig loss_scale_config(const kiln_trainer_options& o, kiln_dtype precision) {
+  KILN_CHECK(o.loss_scaling >= 0 && o.loss_scaling <= 2, Status::invalid_argument, "options->loss_scaling is ",
+             o.loss_scaling, "; expected 0 (on for precision \"f16\" only), 1 (on) or 2 (off)");
+  LossScaleConfig c;
+  c.enabled = o.loss_scaling == 1 || (o.loss_scaling == 0 && precision == KILN_F16);
+  if (o.loss_scale_init != 0.0) c.initial = o.loss_scale_init;
+  if (o.loss_scale_growth != 0.0) c.growth = o.loss_scale_growth;
+  if (o.loss_scale_backoff != 0.0) c.backoff = o.loss_scale_backoff;
+  if (o.loss_scale_interval != 0) c.interval = o.loss_scale_interval;
+  if (o.loss_scale_min != 0.0) c.min = o.loss_scale_min;
+  KILN_CHECK(c.initial > 0.0 && std::isfinite(c.initial), Status::invalid_argument, "options->loss_scale_init is ",
+             c.initial, "; expected a finite scale > 0 (0: 65536)");
+  KILN_CHECK(c.growth > 1.0 && std::isfinite(c.growth), Status::invalid_argument, "options->loss_scale_growth is ",
+             c.growth, "; expected a finite factor > 1 (0: 2)");
+  KILN_CHECK(c.backoff > 0.0 && c.backoff < 1.0, Status::invalid_argument, "options->loss_scale_backoff is ",
+             c.backoff, "; expected a factor between 0 and 1 (0: 0.5)");
+  KILN_CHECK(c.interval > 0, Status::invalid_argument, "options->loss_scale_interval is ", c.interval,
+             "; expected a number of steps > 0 (0: 2000)");
+  KILN_CHECK(c.min > 0.0 && c.min <= c.initial, Status::invalid_argument, "options->loss_scale_min is ", c.min,
+             "; expected a scale > 0 and <= the initial scale ", c.initial, " (0: 1)");
+  return c;
+}
+
 TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   TrainerConfig c;
   c.runtime = RuntimeRef::retain(rt);
@@ -143,6 +168,7 @@ TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   c.checkpoint_every = o.checkpoint_every;
   if (o.checkpoint_every > 0) c.checkpoint_path = o.checkpoint_path;
   c.precision = precision_dtype(o.precision);
+  c.loss_scale = loss_scale_config(o, c.precision);
   return c;
 }
 
@@ -185,6 +211,7 @@ std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_
   check_runtime(rt, o);
   auto t = std::make_unique<kiln_trainer>();
   t->config = make_config(rt, o);
+  t->state.loss_scale = initial_loss_scale(t->config.loss_scale);
   t->ops = find_ops(rt, t->config.loss_name);
   t->params = model_parameters(o.model);
   t->base_lrs = group_learning_rates(o.optimizer);

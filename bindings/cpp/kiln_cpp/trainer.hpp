@@ -60,6 +60,15 @@ struct TrainerOptions {
   std::function<bool(int64_t epoch, const StepMetrics& last_step)> on_epoch;
   int64_t checkpoint_every = 0;  // > 0: save(checkpoint_path) after every this many steps
   std::string checkpoint_path;
+  std::string precision;  // "bf16" or "f16": forward and loss under autocast; "": f32
+  // Dynamic loss scaling (kiln_trainer_options.loss_scaling and loss_scale_*);
+  // a value left 0 takes its default.
+  int loss_scaling = 0;  // 0: on for "f16" only; 1: on; 2: off
+  double loss_scale_init = 0.0;
+  double loss_scale_growth = 0.0;
+  double loss_scale_backoff = 0.0;
+  int64_t loss_scale_interval = 0;
+  double loss_scale_min = 0.0;
 };
 
 namespace detail {
@@ -101,6 +110,13 @@ class Trainer {
     o.user_data = callbacks_.get();
     o.checkpoint_every = options.checkpoint_every;
     o.checkpoint_path = detail::c_string_or_null(options.checkpoint_path);
+    o.precision = detail::c_string_or_null(options.precision);
+    o.loss_scaling = options.loss_scaling;
+    o.loss_scale_init = options.loss_scale_init;
+    o.loss_scale_growth = options.loss_scale_growth;
+    o.loss_scale_backoff = options.loss_scale_backoff;
+    o.loss_scale_interval = options.loss_scale_interval;
+    o.loss_scale_min = options.loss_scale_min;
     kiln_trainer* trainer = nullptr;
     check(kiln_trainer_create(rt.get(), &o, &trainer));
     handle_ = Handle(trainer);

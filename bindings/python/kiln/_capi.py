@@ -178,6 +178,8 @@ class StepMetrics(ctypes.Structure):
         ("input_wait_seconds", c_double),
         ("samples_per_second", c_double),
         ("device_input_wait_seconds", c_double),
+        ("loss_scale", c_double),
+        ("skipped", c_int),
     ]
 
 
@@ -225,6 +227,12 @@ class TrainerOptions(ctypes.Structure):
         ("checkpoint_every", c_int64),
         ("checkpoint_path", c_char_p),
         ("precision", c_char_p),
+        ("loss_scaling", c_int),
+        ("loss_scale_init", c_double),
+        ("loss_scale_growth", c_double),
+        ("loss_scale_backoff", c_double),
+        ("loss_scale_interval", c_int64),
+        ("loss_scale_min", c_double),
     ]
 
 

@@ -39,6 +39,8 @@ class StepMetrics:
     input_wait_seconds: float
     samples_per_second: float
     device_input_wait_seconds: float
+    loss_scale: float  # what the loss was multiplied by before backward (1 without loss scaling)
+    skipped: int  # 1: the gradients held inf or NaN, and the step changed nothing but the scale
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +81,26 @@ def _precision(value):
     return None if value is None else str(as_dtype(value)).encode()
 
 
+_LOSS_SCALE_KEYS = {"init": "loss_scale_init", "growth": "loss_scale_growth", "backoff": "loss_scale_backoff",
+                    "interval": "loss_scale_interval", "min": "loss_scale_min"}
+
+
+def _loss_scale(value):
+    """options->loss_scaling and loss_scale_* from None (the default: on for
+    f16), False (off), True (on) or a dict of settings (on)."""
+    if value is None:
+        return {}
+    if isinstance(value, bool):
+        return {"loss_scaling": 1 if value else 2}
+    if not isinstance(value, dict):
+        raise errors.InvalidArgument(f"loss_scale is {value!r}; expected None, a bool or a dict of settings")
+    unknown = set(value) - set(_LOSS_SCALE_KEYS)
+    if unknown:
+        raise errors.InvalidArgument(f"loss_scale has unknown setting(s) {', '.join(sorted(map(repr, unknown)))}; "
+                                     f"expected {', '.join(map(repr, _LOSS_SCALE_KEYS))}")
+    return {"loss_scaling": 1, **{_LOSS_SCALE_KEYS[k]: v for k, v in value.items()}}
+
+
 def _optional_path(path):
     return None if path is None else os.fsencode(path)
 
@@ -91,7 +113,10 @@ class Trainer(Handle):
     """kiln_trainer_create with the options as keyword arguments; see kiln.h
     for each. progress: "auto" (a bar on a terminal, lines otherwise),
     "bar", "lines" or "quiet". precision: None or "f32", "bf16" or "f16"
-    (the forward and loss of each step and evaluation under autocast). The
+    (the forward and loss of each step and evaluation under autocast).
+    loss_scale: dynamic loss scaling, None (on for "f16" only), False (off),
+    True (on) or a dict of settings that turns it on: init (65536), growth
+    (2), backoff (0.5), interval (2000 clean steps), min (1). The
     schedule and the strategy are kept open while the trainer uses them."""
 
     _release_function = "kiln_trainer_release"
@@ -99,7 +124,8 @@ class Trainer(Handle):
     def __init__(self, model, optimizer, train, *, loss=None, schedule=None, validation=None, strategy=None,
                  epochs=0, max_steps=0, accumulate=1, clip_grad_norm=0.0, eval_every=0, log_every=0,
                  progress="auto", metrics_path=None, input_field=None, target_field=None, on_step=None,
-                 on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None, precision=None):
+                 on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None, precision=None,
+                 loss_scale=None):
         self._bridge = CallbackBridge()
         # Kept as long as the trainer: kiln calls them until it is released.
         self._callbacks = (
@@ -119,7 +145,8 @@ class Trainer(Handle):
             metrics_path=_optional_path(metrics_path), input_field=_optional_text(input_field),
             target_field=_optional_text(target_field), on_step=self._callbacks[0], on_eval=self._callbacks[1],
             on_epoch=self._callbacks[2], checkpoint_every=checkpoint_every,
-            checkpoint_path=_optional_path(checkpoint_path), precision=_precision(precision))
+            checkpoint_path=_optional_path(checkpoint_path), precision=_precision(precision),
+            **_loss_scale(loss_scale))
         runtime = model.runtime
         out = ctypes.c_void_p()
         lib.kiln_trainer_create(runtime._raw_address, ctypes.byref(options), ctypes.byref(out))

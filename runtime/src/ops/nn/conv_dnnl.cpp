@@ -7,7 +7,7 @@
 // with their chosen layouts; the backward primitives need the forward
 // descriptor as a hint, which the cache builds alongside them.
 //
-// Every tensor of one call has the same dtype: f32, or bf16 or f16, which
+// Every tensor of one call has the same dtype: f32 or bf16, which
 // oneDNN accumulates in f32 and rounds once into the result.
 #include <vector>
 

@@ -1,8 +1,8 @@
 // The three computations of a 2-D convolution, each on dense NCHW tensors
-// shaped by a Conv2dGeometry: f32, bf16 and f16 on oneDNN (conv_dnnl.cpp;
+// shaped by a Conv2dGeometry: f32 and bf16 on oneDNN (conv_dnnl.cpp;
 // `op` names the failing op when this CPU's oneDNN cannot run the dtype),
 // f64 as direct loops (conv_reference.cpp) that serve as the reference and
-// for gradcheck.
+// for gradcheck. f16 runs through f32 (f16_through_f32.hpp).
 #pragma once
 
 #include "conv_geometry.hpp"

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "conv_kernels.hpp"
+#include "f16_through_f32.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "nn_ops.hpp"
 
@@ -111,29 +112,31 @@ void grad_weight_kernel(const KernelCall& c) {
     nn::conv2d_backward_weight_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
 
-OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer, KernelFn kernel) {
+template <KernelFn kernel>
+OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer) {
   OpDef op;
   op.name = std::move(name);
   op.inputs = std::move(inputs);
   op.attrs = nn::conv2d_attrs();
   op.infer = infer;
   op.saves_outputs = false;
-  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, kernel);
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16}, kernel);
+  op.set_kernel(DeviceType::cpu, DType::f16, nn::f16_through_f32<kernel>);
   return op;
 }
 
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
-  OpDef conv = conv_op("conv2d", {{"input"}, {"weight"}, {"bias", true}}, conv2d_infer, conv2d_kernel);
+  OpDef conv = conv_op<conv2d_kernel>("conv2d", {{"input"}, {"weight"}, {"bias", true}}, conv2d_infer);
   conv.backward = conv2d_backward;
   conv.precision = PrecisionCategory::lower;
   r.add(std::move(conv));
-  OpDef grad_input = conv_op("conv2d_grad_input", {{"grad_output"}, {"weight"}}, grad_input_infer, grad_input_kernel);
+  OpDef grad_input = conv_op<grad_input_kernel>("conv2d_grad_input", {{"grad_output"}, {"weight"}}, grad_input_infer);
   grad_input.attrs.push_back(attr_required("input_shape", AttrType::ints));
   r.add(std::move(grad_input));
   OpDef grad_weight =
-      conv_op("conv2d_grad_weight", {{"grad_output"}, {"input"}}, grad_weight_infer, grad_weight_kernel);
+      conv_op<grad_weight_kernel>("conv2d_grad_weight", {{"grad_output"}, {"input"}}, grad_weight_infer);
   grad_weight.attrs.push_back(attr_required("weight_shape", AttrType::ints));
   r.add(std::move(grad_weight));
 }

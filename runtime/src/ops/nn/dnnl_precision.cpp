@@ -48,10 +48,9 @@ void check_cpu_dtype(const OpDef& op, DType dtype) {
 }
 
 void throw_no_dnnl_implementation(const OpDef& op, DType dtype, const std::string& what, const std::string& detail) {
-  const char* hint = dtype == DType::f16 ? "; on the CPU use bf16 instead" : "";
   throw_error(Status::unsupported, str_cat("op '", op.name, "': oneDNN ", dnnl_version_text(), " has no ",
                                            dtype_name(dtype), " implementation of ", what, " on this CPU (",
-                                           dnnl_cpu_isa_name(), ": ", detail, ")", hint));
+                                           dnnl_cpu_isa_name(), ": ", detail, ")"));
 }
 
 }  // namespace kiln::nn

@@ -3,7 +3,8 @@
 // has AVX512_BF16 (or AMX), emulated with f32 instructions on plain AVX-512
 // (correct, slower); below AVX-512 it has only reference kernels, too slow
 // to offer. Its CPU primitives have no f16 products at all on AVX-512
-// without AVX512_FP16, so f16 is tried and refused by the primitive itself.
+// without AVX512_FP16, so kiln runs f16 products through f32 instead
+// (f16_through_f32.hpp) and never asks oneDNN for them.
 #pragma once
 
 #include <string>
@@ -22,7 +23,7 @@ Bf16Support cpu_bf16_support();
 std::string dnnl_cpu_isa_name();
 
 // Throws Status::unsupported, naming the op and the CPU, when `dtype` is
-// bf16 and this CPU has no bf16 support in oneDNN. f32 and f16 pass.
+// bf16 and this CPU has no bf16 support in oneDNN. f32 passes.
 void check_cpu_dtype(const OpDef& op, DType dtype);
 // Throws Status::unsupported: oneDNN has no implementation of `what` (a
 // primitive and its shapes) for `dtype` on this CPU; `detail` is oneDNN's word.

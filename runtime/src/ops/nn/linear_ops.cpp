@@ -2,6 +2,7 @@
 // activation = "none") -> act(input @ weight^T + bias) [..., out]: one oneDNN
 // matmul that reads the weight transposed through its strides and adds the
 // bias and applies the activation in the same pass.
+#include "f16_through_f32.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "linear_activation.hpp"
 #include "matmul_kernel.hpp"
@@ -108,7 +109,8 @@ void register_linear_op(OpRegistry& r) {
   op.backward = linear_backward;
   op.saves_outputs_for = saves_output;
   op.precision = PrecisionCategory::lower;
-  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, linear_kernel);
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16}, linear_kernel);
+  op.set_kernel(DeviceType::cpu, DType::f16, nn::f16_through_f32<linear_kernel>);
   r.add(std::move(op));
 }
 

@@ -74,7 +74,7 @@ Layout bias_layout(int64_t n, int rank) {
 // implementation for them (a broadcast view with zero strides, say, which only
 // its slow reference kernel takes: a dense copy is cheaper). Cached either way
 // so a layout is only tried once.
-// Every operand is in `dtype` (f32, bf16 or f16); oneDNN accumulates in f32
+// Every operand is in `dtype` (f32 or bf16); oneDNN accumulates in f32
 // whatever it is.
 std::shared_ptr<std::optional<dnnl::matmul>> dnnl_matmul_for(DnnlContext& ctx, const Layout& a, const Layout& b,
                                                              const Layout* bias, const Layout& out,
@@ -202,7 +202,7 @@ void batched_matmul(Runtime& rt, const OpDef& op, const Tensor& a, const Tensor&
   if (out.numel() == 0) return;
   if (a.dim(-1) == 0) return fill_with_bias(rt, bias, out, activation);
   if (a.dtype() == DType::f64) return reference_matmul(rt, a, b, bias, out, activation);
-  KILN_CHECK(a.dtype() == DType::f32 || a.dtype() == DType::bf16 || a.dtype() == DType::f16, Status::internal,
+  KILN_CHECK(a.dtype() == DType::f32 || a.dtype() == DType::bf16, Status::internal,
              "op '", op.name, "': unexpected dtype ", dtype_name(a.dtype()));
   check_cpu_dtype(op, a.dtype());
   if (try_dnnl_matmul(rt, a, b, bias, out, activation)) return;

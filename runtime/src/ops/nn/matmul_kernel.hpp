@@ -1,7 +1,7 @@
 // The batched matrix product behind matmul and linear:
 //   out[batch..., M, N] = act(a[batch..., M, K] @ b[batch..., K, N] (+ bias[N]))
 // a and b may have fewer batch dimensions than out, or size 1 where out has
-// more (broadcast), and may be strided views: f32, bf16 and f16 hand the
+// more (broadcast), and may be strided views: f32 and bf16 hand the
 // strides to oneDNN (which accumulates in f32 and rounds once, into out),
 // f64 runs plain loops over dense copies. The activation rides in the same
 // pass: a oneDNN post-op on the f32 accumulator, applied to each row as the

@@ -2,6 +2,7 @@
 // Transposed operands (strided views) go to oneDNN without a copy, which is
 // what the backward relies on: its grad @ b^T and a^T @ grad are views.
 #include "kiln/ops/helpers.hpp"
+#include "f16_through_f32.hpp"
 #include "matmul_kernel.hpp"
 #include "nn_ops.hpp"
 
@@ -63,7 +64,8 @@ void register_matmul_ops(OpRegistry& r) {
   op.accepts_strided = true;
   op.saves_outputs = false;
   op.precision = PrecisionCategory::lower;
-  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16, DType::f16}, matmul_kernel);
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16}, matmul_kernel);
+  op.set_kernel(DeviceType::cpu, DType::f16, nn::f16_through_f32<matmul_kernel>);
   r.add(std::move(op));
   register_linear_op(r);
 }

@@ -1,6 +1,7 @@
-// The products in bf16 (and f16) on the CPU: each against the f32 result
-// within bf16's rounding. Skipped where the CPU has no bf16 support, which
-// is itself checked to say so.
+// The products in bf16 and f16 on the CPU. bf16: each against the f32
+// result within bf16's rounding, skipped where the CPU has no bf16 support,
+// which is itself checked to say so. f16 (run through f32 where oneDNN has
+// no f16 products): the f32 result rounded once, bit for bit.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -147,17 +148,62 @@ TEST_CASE("bf16 max_pool2d and its backward match f32 exactly", "[nn][pool][bf16
   require_close(rt, gx, values(rt, gx32), 0, 0);
 }
 
-TEST_CASE("f16 products on the CPU run, or say that oneDNN cannot", "[nn][f16]") {
-  Runtime rt;
-  const Tensor a = rt.full({4, 8}, 0.5, DType::f16), b = rt.full({8, 3}, 0.25, DType::f16);
-  try {
-    const Tensor out = rt.call1("matmul", {a, b});
-    CHECK(out.dtype() == DType::f16);
-    require_close(rt, out, std::vector<double>(12, 1.0));
-  } catch (const Error& e) {
-    CHECK(e.status() == Status::unsupported);
-    CHECK_THAT(e.what(), Catch::Contains("op 'matmul'") && Catch::Contains("f16") && Catch::Contains("bf16 instead"));
+namespace {
+
+// The op on f16 inputs: bit for bit the f32 op on the same values rounded
+// once to f16 (what f32 accumulation gives), and within f16's rounding of
+// the f64 op.
+void check_f16(Runtime& rt, std::string_view op, const std::vector<Tensor>& f32_inputs, NamedAttrs attrs = {}) {
+  const OpDef& def = rt.op(op);
+  const Attrs a = def.make_attrs(attrs);
+  std::vector<Tensor> low, widened, wide;
+  for (const Tensor& t : f32_inputs) {
+    low.push_back(cast(rt, t, DType::f16));
+    widened.push_back(cast(rt, low.back(), DType::f32));
+    wide.push_back(cast(rt, low.back(), DType::f64));
   }
+  INFO("op " << op);
+  const Tensor out = rt.call1(def, std::span<const Tensor>(low), a);
+  CHECK(out.dtype() == DType::f16);
+  const Tensor rounded = cast(rt, rt.call1(def, std::span<const Tensor>(widened), a), DType::f16);
+  require_close(rt, out, values(rt, rounded), 0, 0);
+  require_close_low(rt, out, rt.call1(def, std::span<const Tensor>(wide), a), 2e-3);
+}
+
+}  // namespace
+
+TEST_CASE("f16 matmul and linear equal the f32 product rounded once to f16", "[nn][matmul][f16]") {
+  Runtime rt;
+  check_f16(rt, "matmul",
+            {random_tensor(rt, {17, 33}, DType::f32, -1, 1, 1), random_tensor(rt, {33, 9}, DType::f32, -1, 1, 2)});
+  check_f16(rt, "matmul",
+            {random_tensor(rt, {3, 5, 64}, DType::f32, -1, 1, 3), random_tensor(rt, {64, 7}, DType::f32, -1, 1, 4)});
+  const Tensor x = random_tensor(rt, {2, 6, 48}, DType::f32, -1, 1, 5);
+  const Tensor w = random_tensor(rt, {24, 48}, DType::f32, -0.3, 0.3, 6);
+  const Tensor b = random_tensor(rt, {24}, DType::f32, -1, 1, 7);
+  for (const char* activation : {"none", "relu", "gelu_tanh"}) {
+    INFO("activation " << activation);
+    check_f16(rt, "linear", {x, w, b}, {{"activation", std::string(activation)}});
+  }
+  // Exact in f16: 8 products of 0.5 * 0.25.
+  const Tensor out = rt.call1("matmul", {rt.full({4, 8}, 0.5, DType::f16), rt.full({8, 3}, 0.25, DType::f16)});
+  CHECK(out.dtype() == DType::f16);
+  require_close(rt, out, std::vector<double>(12, 1.0), 0, 0);
+}
+
+TEST_CASE("f16 conv2d and its two backward ops equal f32 rounded once to f16", "[nn][conv][f16]") {
+  Runtime rt;
+  const Tensor x = random_tensor(rt, {2, 3, 9, 8}, DType::f32, -1, 1, 1);
+  const Tensor w = random_tensor(rt, {4, 3, 3, 3}, DType::f32, -0.5, 0.5, 2);
+  const Tensor b = random_tensor(rt, {4}, DType::f32, -1, 1, 3);
+  const std::vector<int64_t> stride{1, 1}, padding{1, 1};
+  check_f16(rt, "conv2d", {x, w, b}, {{"stride", stride}, {"padding", padding}});
+  const Shape out = rt.call1("conv2d", {x, w}, {{"stride", stride}, {"padding", padding}}).shape();
+  const Tensor grad = random_tensor(rt, out, DType::f32, -1, 1, 4);
+  check_f16(rt, "conv2d_grad_input", {grad, w},
+            {{"stride", stride}, {"padding", padding}, {"input_shape", std::vector<int64_t>{2, 3, 9, 8}}});
+  check_f16(rt, "conv2d_grad_weight", {grad, x},
+            {{"stride", stride}, {"padding", padding}, {"weight_shape", std::vector<int64_t>{4, 3, 3, 3}}});
 }
 
 TEST_CASE("cast between f32 and bf16/f16 agrees with the scalar conversion at every length", "[cast][bf16]") {
