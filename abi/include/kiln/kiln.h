@@ -471,6 +471,21 @@ KILN_API kiln_status kiln_graph_add(kiln_module* graph, const char* name, kiln_m
 /* The graph's outputs, in order (default: the last node's outputs). */
 KILN_API kiln_status kiln_graph_set_outputs(kiln_module* graph, const char* const* names, size_t n_names);
 
+/* Activation checkpointing: a container that runs `inner` (it takes its own
+ * reference) without keeping the intermediate values of its forward for
+ * backward. Its forward records one tape entry holding the inputs and the
+ * position of the random stream; backward runs `inner`'s forward again with
+ * recording on, from that position (dropout draws the same masks), and
+ * back-propagates through it. Gradients equal the unwrapped module's bit for
+ * bit; the activation memory of `inner` is held only during its own part of
+ * backward, for the price of a second forward. Without recording (eval,
+ * no-grad, nothing requiring grad) it is `inner`'s plain forward. Its
+ * parameters and buffers keep the names they have in `inner` ("weight",
+ * "0.bias"): a weights file is the same with and without the wrapper.
+ * Backward replays `inner` as it is then: switching train/eval or changing
+ * parameters between forward and backward changes what is replayed. */
+KILN_API kiln_status kiln_module_checkpoint(kiln_runtime* rt, kiln_module* inner, kiln_module** out);
+
 KILN_API void kiln_module_retain(kiln_module* m);
 KILN_API void kiln_module_release(kiln_module* m);
 
