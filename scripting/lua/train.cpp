@@ -12,7 +12,8 @@
 //     input_field = "input", target_field = "target",
 //     on_step = function(m) end,               -- m: the fields of kiln_step_metrics by their C names
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
-//     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second, device_input_wait_seconds);
+//     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second, device_input_wait_seconds,
+//                                              --   peak_cpu_bytes, peak_gpu_bytes);
 //                                              --   eval: step, epoch, samples, loss, accuracy, seconds
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
@@ -58,7 +59,7 @@ void set_integer(lua_State* L, const char* field, int64_t value) {
 }
 
 void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
-  lua_createtable(L, 0, 11);
+  lua_createtable(L, 0, 13);
   set_integer(L, "step", m.step);
   set_integer(L, "epoch", m.epoch);
   set_integer(L, "epoch_step", m.epoch_step);
@@ -70,6 +71,8 @@ void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
   set_number(L, "input_wait_seconds", m.input_wait_seconds);
   set_number(L, "samples_per_second", m.samples_per_second);
   set_number(L, "device_input_wait_seconds", m.device_input_wait_seconds);
+  set_integer(L, "peak_cpu_bytes", m.peak_cpu_bytes);
+  set_integer(L, "peak_gpu_bytes", m.peak_gpu_bytes);
 }
 
 void push_eval_metrics(lua_State* L, const kiln_eval_metrics& m) {

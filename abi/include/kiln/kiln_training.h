@@ -144,6 +144,11 @@ typedef struct kiln_step_metrics {
   /* Training on a GPU: seconds its compute stream waited for this step's
    * input copies (0 on the CPU). */
   double device_input_wait_seconds;
+  /* The highest memory held by the CPU allocator during this step, and by
+   * the GPU allocator when the model is on a GPU (0 on the CPU), in bytes;
+   * each peak starts from what was held when the step began. */
+  int64_t peak_cpu_bytes;
+  int64_t peak_gpu_bytes;
 } kiln_step_metrics;
 
 typedef struct kiln_eval_metrics {

@@ -36,7 +36,8 @@ void MetricsLog::write(const kiln_step_metrics& m) {
                      json_number(m.grad_norm), R"(,"samples":)", m.samples, R"(,"step_seconds":)",
                      json_number(m.step_seconds), R"(,"input_wait_seconds":)", json_number(m.input_wait_seconds),
                      R"(,"samples_per_second":)", json_number(m.samples_per_second),
-                     R"(,"device_input_wait_seconds":)", json_number(m.device_input_wait_seconds), "}\n"));
+                     R"(,"device_input_wait_seconds":)", json_number(m.device_input_wait_seconds), R"(,"peak_cpu_bytes":)", m.peak_cpu_bytes,
+                     R"(,"peak_gpu_bytes":)", m.peak_gpu_bytes, "}\n"));
 }
 
 void MetricsLog::write(const kiln_eval_metrics& m) {

@@ -178,6 +178,8 @@ class StepMetrics(ctypes.Structure):
         ("input_wait_seconds", c_double),
         ("samples_per_second", c_double),
         ("device_input_wait_seconds", c_double),
+        ("peak_cpu_bytes", c_int64),
+        ("peak_gpu_bytes", c_int64),
     ]
 
 

@@ -39,6 +39,8 @@ class StepMetrics:
     input_wait_seconds: float
     samples_per_second: float
     device_input_wait_seconds: float
+    peak_cpu_bytes: int
+    peak_gpu_bytes: int
 
 
 @dataclasses.dataclass(frozen=True)
