@@ -85,6 +85,7 @@ int open_module(lua_State* L) {
   open_train(L);
   open_checkpoint(L);
   open_dist(L);
+  open_memory(L);
   return 1;
 }
 
