@@ -4,6 +4,7 @@
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "kiln/memory/cpu_allocator.hpp"
 
 using kiln::abi::guarded;
 
@@ -76,6 +77,24 @@ kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type device, int
 kiln_status kiln_memory_empty_cache(kiln_runtime* rt, kiln_device_type device, int device_index) {
   KILN_REQUIRE(rt);
   return guarded(__func__, [&] { rt->runtime.allocator(kiln::abi::to_device(device, device_index))->empty_cache(); });
+}
+
+kiln_status kiln_memory_set_limit(kiln_runtime* rt, kiln_device_type device, int device_index, int64_t limit_bytes) {
+  KILN_REQUIRE(rt);
+  return guarded(__func__, [&] {
+    const kiln::Device where = kiln::abi::to_device(device, device_index);
+    KILN_CHECK(limit_bytes >= 0, kiln::Status::invalid_argument, "limit_bytes is ", limit_bytes,
+               "; expected a number of bytes, or 0 for no cap");
+    auto* cpu = dynamic_cast<kiln::CpuAllocator*>(rt->runtime.allocator(where).get());
+    KILN_CHECK(cpu, kiln::Status::unsupported, "the memory of ", kiln::to_string(where),
+               " is capped when the runtime starts (KILN_CUDA_MEMORY_FRACTION), not by kiln_memory_set_limit");
+    cpu->set_limit(limit_bytes);
+  });
+}
+
+kiln_status kiln_memory_reset_peak(kiln_runtime* rt, kiln_device_type device, int device_index) {
+  KILN_REQUIRE(rt);
+  return guarded(__func__, [&] { rt->runtime.allocator(kiln::abi::to_device(device, device_index))->reset_peak(); });
 }
 
 }  // extern "C"

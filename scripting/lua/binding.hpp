@@ -136,5 +136,6 @@ void open_train(lua_State* L);       // kiln.fit, kiln.evaluate
 void open_checkpoint(lua_State* L);  // kiln.save, kiln.load
 void open_dist(lua_State* L);        // kiln.dist: process groups and collectives
 void open_profile(lua_State* L);     // kiln.profile, kiln.write_trace
+void open_memory(lua_State* L);      // kiln.memory, kiln.find_batch_size
 
 }  // namespace kiln::lua

@@ -86,6 +86,7 @@ int open_module(lua_State* L) {
   open_checkpoint(L);
   open_dist(L);
   open_profile(L);
+  open_memory(L);
   return 1;
 }
 

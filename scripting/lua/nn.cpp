@@ -10,6 +10,8 @@
 //                 nodes = {{"conv", conv, {"x"}}, {"sum", kiln.nn.op("add"), {"x", "conv"}}},
 //                 outputs = {"sum"}}                       -- outputs optional: the last node's
 //   kiln.nn.op("reshape", {shape = {-1, 10}})              -- an op as a module
+//   kiln.nn.Checkpoint(m)                                  -- m without its activations kept for backward:
+//                                                          --   recomputed then (kiln_module_checkpoint)
 //   kiln.nn.CrossEntropyLoss{...}, MSELoss, NLLLoss, BCEWithLogitsLoss   (nn_losses.cpp)
 //
 // An unknown layer name is nil (kiln.nn.Swish is nil until its plugin is
@@ -185,6 +187,16 @@ int make_graph(lua_State* L) {
   return 1;
 }
 
+// kiln.nn.Checkpoint(m)
+int make_checkpoint(lua_State* L) {
+  if (!test_handle(L, 1, kModule))
+    luaL_error(L, "kiln.nn.Checkpoint: argument 1 is a %s; expected a module", luaL_typename(L, 1));
+  kiln_module* m = nullptr;
+  check(L, kiln_module_checkpoint(runtime(L), check_module(L, 1), &m));
+  push_module(L, m);
+  return 1;
+}
+
 // kiln.nn.op(name, attrs)
 int make_op_module(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
@@ -201,6 +213,7 @@ int make_op_module(lua_State* L) {
 constexpr luaL_Reg kFunctions[] = {
     {"Sequential", guarded<make_sequential>},
     {"Graph", guarded<make_graph>},
+    {"Checkpoint", guarded<make_checkpoint>},
     {"op", guarded<make_op_module>},
     {nullptr, nullptr},
 };

@@ -13,7 +13,8 @@
 //     on_step = function(m) end,               -- m: the fields of kiln_step_metrics by their C names
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
 //     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second,
-//                                              --   device_input_wait_seconds, loss_scale, skipped (a boolean));
+//                                              --   device_input_wait_seconds, loss_scale, skipped (a boolean),
+//                                              --   peak_cpu_bytes, peak_gpu_bytes);
 //                                              --   eval: step, epoch, samples, loss, accuracy, seconds
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
@@ -77,6 +78,8 @@ void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
   set_number(L, "loss_scale", m.loss_scale);
   lua_pushboolean(L, m.skipped);
   lua_setfield(L, -2, "skipped");
+  set_integer(L, "peak_cpu_bytes", m.peak_cpu_bytes);
+  set_integer(L, "peak_gpu_bytes", m.peak_gpu_bytes);
 }
 
 void push_eval_metrics(lua_State* L, const kiln_eval_metrics& m) {

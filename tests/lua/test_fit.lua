@@ -32,6 +32,10 @@ local last = kiln.fit{
     losses[#losses + 1] = m.loss
     -- a CPU loader: the host waits, no device does
     assert(m.input_wait_seconds >= 0 and m.device_input_wait_seconds == 0)
+    -- the step held at least the parameters and a batch of 16 on the CPU, and used no GPU
+    assert(math.type(m.peak_cpu_bytes) == "integer" and m.peak_cpu_bytes >= (2 * 2 + 2 + 16 * 2) * 4,
+           "peak_cpu_bytes " .. tostring(m.peak_cpu_bytes))
+    assert(m.peak_gpu_bytes == 0)
   end,
   on_epoch = function(epoch, m) epochs[#epochs + 1] = epoch; assert(m.epoch == epoch) end,
   on_eval = function(m) evals = evals + 1; assert(m.samples == 64) end,

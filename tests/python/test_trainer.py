@@ -51,6 +51,10 @@ class Training(unittest.TestCase):
         self.assertIsNone(metrics[3])
         self.assertAlmostEqual(metrics[0].lr, 0.1)
         self.assertGreater(metrics[0].loss, 0.0)
+        # The step held the parameters (2*16+16+16*2+2 floats), their gradients and a batch of 32 x 2.
+        parameter_bytes = (2 * 16 + 16 + 16 * 2 + 2) * 4
+        self.assertGreaterEqual(metrics[0].peak_cpu_bytes, 2 * parameter_bytes + 32 * 2 * 4)
+        self.assertEqual(metrics[0].peak_gpu_bytes, 0)
 
     def test_schedule_accumulation_and_clipping(self):
         model, optimizer, train, _ = setup(n=64, batch_size=16)

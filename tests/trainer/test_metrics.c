@@ -1,7 +1,9 @@
 /* The metrics file and the schedule: one JSON line per step and per
  * evaluation with every key, and the learning rate each step used is the
- * schedule's, for every parameter group from its own base rate. A file that
- * cannot be opened fails at creation, naming it. */
+ * schedule's, for every parameter group from its own base rate. Each step's
+ * CPU memory peak covers what is still held after it (the parameters, the
+ * optimizer's state); there is no GPU peak on the CPU. A file that cannot
+ * be opened fails at creation, naming it. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -23,7 +25,8 @@ typedef struct tally {
 static const char* const step_keys[] = {"\"step\":", "\"epoch\":", "\"loss\":", "\"lr\":", "\"grad_norm\":",
                                         "\"samples\":", "\"step_seconds\":", "\"input_wait_seconds\":",
                                         "\"samples_per_second\":", "\"device_input_wait_seconds\":",
-                                        "\"loss_scale\":1,", "\"skipped\":0}"};
+                                        "\"loss_scale\":1,", "\"skipped\":0,", "\"peak_cpu_bytes\":",
+                                        "\"peak_gpu_bytes\":"};
 static const char* const eval_keys[] = {"\"step\":", "\"epoch\":", "\"loss\":", "\"accuracy\":", "\"samples\":",
                                         "\"seconds\":"};
 
@@ -48,9 +51,25 @@ static void visit(void* user, const char* line) {
   }
 }
 
+typedef struct seen_steps {
+  kiln_runtime* rt;
+  double lrs[STEPS];
+  int peaks_wrong;
+} seen_steps;
+
 static int on_step(void* user, const kiln_step_metrics* m) {
-  double* lrs = (double*)user;
-  if (m->step >= 1 && m->step <= STEPS) lrs[m->step - 1] = m->lr;
+  seen_steps* seen = (seen_steps*)user;
+  kiln_memory_stats stats;
+  memset(&stats, 0, sizeof stats);
+  stats.size = sizeof stats;
+  if (m->step >= 1 && m->step <= STEPS) seen->lrs[m->step - 1] = m->lr;
+  CHECK_OK(kiln_memory_stats_get(seen->rt, KILN_DEVICE_CPU, 0, &stats));
+  if (m->peak_cpu_bytes < stats.current_bytes || m->peak_cpu_bytes <= 0 || m->peak_gpu_bytes != 0) {
+    fprintf(stderr, "step %lld: peaks %lld (CPU), %lld (GPU) with %lld bytes held after the step\n",
+            (long long)m->step, (long long)m->peak_cpu_bytes, (long long)m->peak_gpu_bytes,
+            (long long)stats.current_bytes);
+    seen->peaks_wrong++;
+  }
   return 0;
 }
 
@@ -79,7 +98,8 @@ int main(void) {
   kiln_trainer* trainer = NULL;
   kiln_trainer_options o;
   tally t;
-  double seen[STEPS], bias_lr = 0;
+  seen_steps seen;
+  double bias_lr = 0;
   int i;
 
   blobs_make(rt, STEPS * 4, 8, &data);
@@ -90,22 +110,25 @@ int main(void) {
     CHECK_OK(kiln_lr_schedule_create(rt, "step", config, 2, &schedule));
   }
   memset(&t, 0, sizeof t);
+  memset(&seen, 0, sizeof seen);
+  seen.rt = rt;
   o = trainer_options(model, opt, train);
   o.schedule = schedule;
   o.validation = valid;
   o.eval_every = 3;
   o.metrics_path = PATH;
   o.on_step = on_step;
-  o.user_data = seen;
+  o.user_data = &seen;
   CHECK_OK(kiln_trainer_create(rt, &o, &trainer));
   CHECK_OK(kiln_trainer_run(trainer));
   CHECK(count_lines(PATH, visit, &t) == STEPS + 2);
   CHECK(t.steps == STEPS && t.evals == 2 && t.other == 0);
   for (i = 0; i < STEPS; ++i) {
     const double want = BASE_LR * pow(0.5, i / 2);
-    CHECK(fabs(seen[i] - want) <= 1e-12);
+    CHECK(fabs(seen.lrs[i] - want) <= 1e-12);
     CHECK(fabs(t.lrs[i] - want) <= 1e-8 * want);
   }
+  CHECK(seen.peaks_wrong == 0);
   /* The bias group follows the schedule from its own base rate. */
   CHECK_OK(kiln_optimizer_get_hyper(opt, 1, "lr", &bias_lr));
   CHECK(fabs(bias_lr - BIAS_LR * pow(0.5, (STEPS - 1) / 2)) <= 1e-12);

@@ -157,7 +157,7 @@ typedef struct kiln_memory_stats {
   int64_t num_releases;       /* segments given back (cudaFree calls) */
   int64_t cache_hits;         /* allocations served from cached memory */
   int64_t num_cache_flushes;  /* times an allocation emptied the cache to retry after running out */
-  int64_t limit_bytes;        /* cap on reserved_bytes (KILN_CUDA_MEMORY_FRACTION); 0: none */
+  int64_t limit_bytes;        /* cap on reserved_bytes (KILN_CUDA_MEMORY_FRACTION, kiln_memory_set_limit); 0: none */
   double fragmentation;       /* 1 - largest_free_block / cached_free_bytes; 0 when nothing is cached */
 } kiln_memory_stats;
 
@@ -169,6 +169,20 @@ KILN_API kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type de
  * back to the device (for GPU memory another library needs); it is
  * reserved again when needed. Does nothing for the CPU. */
 KILN_API kiln_status kiln_memory_empty_cache(kiln_runtime* rt, kiln_device_type device, int device_index);
+
+/* Starts peak_bytes of one device's allocator again from current_bytes, to
+ * measure the peak of what follows (a step, a trial forward and backward). */
+KILN_API kiln_status kiln_memory_reset_peak(kiln_runtime* rt, kiln_device_type device, int device_index);
+
+/* Caps the memory the runtime's CPU allocator holds at once at
+ * `limit_bytes` (0 removes the cap): a request that would go over fails
+ * with KILN_ERR_OUT_OF_MEMORY and a message naming the cap, as when the
+ * system refuses, and whatever was computing fails cleanly. Shown as
+ * limit_bytes in the CPU's statistics. A GPU's cap is set when the runtime
+ * starts (KILN_CUDA_MEMORY_FRACTION): for a GPU this is
+ * KILN_ERR_UNSUPPORTED. */
+KILN_API kiln_status kiln_memory_set_limit(kiln_runtime* rt, kiln_device_type device, int device_index,
+                                           int64_t limit_bytes);
 
 /* ---- build and devices ------------------------------------------------------- */
 
@@ -506,6 +520,21 @@ KILN_API kiln_status kiln_graph_add(kiln_module* graph, const char* name, kiln_m
                                     const char* const* inputs, size_t n_inputs);
 /* The graph's outputs, in order (default: the last node's outputs). */
 KILN_API kiln_status kiln_graph_set_outputs(kiln_module* graph, const char* const* names, size_t n_names);
+
+/* Activation checkpointing: a container that runs `inner` (it takes its own
+ * reference) without keeping the intermediate values of its forward for
+ * backward. Its forward records one tape entry holding the inputs and the
+ * position of the random stream; backward runs `inner`'s forward again with
+ * recording on, from that position (dropout draws the same masks), and
+ * back-propagates through it. Gradients equal the unwrapped module's bit for
+ * bit; the activation memory of `inner` is held only during its own part of
+ * backward, for the price of a second forward. Without recording (eval,
+ * no-grad, nothing requiring grad) it is `inner`'s plain forward. Its
+ * parameters and buffers keep the names they have in `inner` ("weight",
+ * "0.bias"): a weights file is the same with and without the wrapper.
+ * Backward replays `inner` as it is then: switching train/eval or changing
+ * parameters between forward and backward changes what is replayed. */
+KILN_API kiln_status kiln_module_checkpoint(kiln_runtime* rt, kiln_module* inner, kiln_module** out);
 
 KILN_API void kiln_module_retain(kiln_module* m);
 KILN_API void kiln_module_release(kiln_module* m);

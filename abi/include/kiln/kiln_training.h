@@ -151,6 +151,11 @@ typedef struct kiln_step_metrics {
    * (parameters, optimizer state and schedule untouched), else 0. */
   double loss_scale;
   int skipped;
+  /* The highest memory held by the CPU allocator during this step, and by
+   * the GPU allocator when the model is on a GPU (0 on the CPU), in bytes;
+   * each peak starts from what was held when the step began. */
+  int64_t peak_cpu_bytes;
+  int64_t peak_gpu_bytes;
 } kiln_step_metrics;
 
 typedef struct kiln_eval_metrics {
@@ -325,6 +330,68 @@ KILN_API kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path);
  * optimizer unchanged. Plugins named in the manifest that are missing or
  * of another version are reported as warnings on the log. */
 KILN_API kiln_status kiln_trainer_load(kiln_trainer* trainer, const char* path);
+
+/* ---- memory planning ------------------------------------------------------------------- */
+
+/* Both calls below run trial steps of `model` on zero-filled batches of
+ * inputs shaped [batch, input_shape...] (f32, on the device of the model's
+ * parameters): forward, the loss against zero targets (class 0 for
+ * "cross_entropy" and "nll_loss", zeros shaped like the output otherwise)
+ * and backward, in the model's current train/eval mode, with the state
+ * `optimizer` would make for its parameters held alongside. A trial
+ * changes nothing: the parameters' gradients are put back as they were,
+ * the random stream is left where it was, and every byte it took is
+ * returned before the next. Set `size` to sizeof(kiln_memory_plan_options);
+ * the options may be NULL (all defaults). */
+typedef struct kiln_memory_plan_options {
+  size_t size;
+  const char* loss;          /* the loss op; NULL: "cross_entropy" */
+  kiln_optimizer* optimizer; /* NULL: no optimizer state */
+  const char* precision;     /* NULL or "f32"; "bf16" or "f16": forward and loss under autocast */
+  /* kiln_find_batch_size: a batch whose trial holds more than this at its
+   * peak (parameters included) does not fit; 0: only running out of memory
+   * (a GPU's size or cap, the CPU cap of kiln_memory_set_limit) decides. */
+  int64_t limit_bytes;
+  int64_t max_batch_size; /* kiln_find_batch_size: the largest batch tried; 0: 65536 */
+} kiln_memory_plan_options;
+
+/* What training `model` at one batch size holds, in bytes. Set `size` first. */
+typedef struct kiln_memory_estimate {
+  size_t size;
+  int64_t parameter_bytes; /* every parameter */
+  int64_t buffer_bytes;    /* buffers (BatchNorm's running statistics) */
+  int64_t gradient_bytes;  /* the gradients backward gives the parameters */
+  int64_t optimizer_bytes; /* the optimizer's state: what its type makes per parameter (SGD one tensor like
+                              the parameter, its momentum buffer; Adam and AdamW two; ...); 0 without one */
+  /* The rest of the trial's peak above what it started with: the values the
+   * forward keeps for backward and the temporaries of backward. */
+  int64_t activation_bytes;
+  int64_t total_bytes; /* the sum of the above */
+} kiln_memory_estimate;
+
+/* Estimates the memory of training `model` at `batch_size` from one trial
+ * step at that size (see above). Running out of memory in the trial is
+ * KILN_ERR_OUT_OF_MEMORY with the allocator's message. */
+KILN_API kiln_status kiln_memory_estimate_get(kiln_module* model, const int64_t* input_shape, int input_rank,
+                                              int64_t batch_size, const kiln_memory_plan_options* options,
+                                              kiln_memory_estimate* out);
+
+/* Set `size` first. */
+typedef struct kiln_batch_size_result {
+  size_t size;
+  int64_t batch_size; /* the largest batch that fits */
+  int64_t peak_bytes; /* its trial's peak on the model's device */
+  int64_t tries;      /* trial steps run */
+} kiln_batch_size_result;
+
+/* The largest batch size whose trial step fits (see above): batch sizes 1,
+ * 2, 4, ... are tried until one runs out of memory or goes over
+ * options->limit_bytes (or max_batch_size is reached), then a binary search
+ * between the last that fit and the first that did not. Running out of
+ * memory during a try is caught and cleaned up; only when even a batch of 1
+ * does not fit is it KILN_ERR_OUT_OF_MEMORY, with the reason. */
+KILN_API kiln_status kiln_find_batch_size(kiln_module* model, const int64_t* input_shape, int input_rank,
+                                          const kiln_memory_plan_options* options, kiln_batch_size_result* out);
 
 /* ---- parallel strategies ---------------------------------------------------------------- */
 

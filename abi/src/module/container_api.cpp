@@ -1,10 +1,11 @@
-// The C API of the containers: Sequential and Graph.
+// The C API of the containers: Sequential, Graph and Checkpoint.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "guard.hpp"
 #include "kiln/error.hpp"
+#include "module/checkpoint.hpp"
 #include "module/graph.hpp"
 #include "module/module_handle.hpp"
 #include "module/sequential.hpp"
@@ -70,6 +71,12 @@ kiln_status kiln_graph_set_outputs(kiln_module* graph, const char* const* names,
     check_names(names, n_names, "names");
     container_of<kiln::abi::Graph>(graph, "Graph").set_outputs({names, n_names});
   });
+}
+
+kiln_status kiln_module_checkpoint(kiln_runtime* rt, kiln_module* inner, kiln_module** out) {
+  KILN_REQUIRE(rt, inner, out);
+  return guarded(__func__,
+                 [&] { *out = kiln::abi::new_module_handle(rt, std::make_unique<kiln::abi::Checkpoint>(rt, inner)); });
 }
 
 }  // extern "C"

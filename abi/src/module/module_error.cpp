@@ -15,7 +15,7 @@ ModuleError::ModuleError(Status status, Where where, std::string type, std::stri
 }
 
 void ModuleError::prepend_path(const std::string& name) {
-  where_.path = name + "." + where_.path;
+  where_.path = where_.path.empty() ? name : name + "." + where_.path;
   compose();
 }
 

@@ -7,7 +7,9 @@
 namespace kiln::abi {
 namespace {
 
+// A child with an empty name (a Checkpoint's module) adds nothing to the path.
 std::string join_path(const std::string& prefix, const std::string& name) {
+  if (name.empty()) return prefix;
   return prefix.empty() ? name : prefix + "." + name;
 }
 

@@ -37,7 +37,8 @@ void MetricsLog::write(const kiln_step_metrics& m) {
                      json_number(m.step_seconds), R"(,"input_wait_seconds":)", json_number(m.input_wait_seconds),
                      R"(,"samples_per_second":)", json_number(m.samples_per_second),
                      R"(,"device_input_wait_seconds":)", json_number(m.device_input_wait_seconds),
-                     R"(,"loss_scale":)", json_number(m.loss_scale), R"(,"skipped":)", m.skipped, "}\n"));
+                     R"(,"loss_scale":)", json_number(m.loss_scale), R"(,"skipped":)", m.skipped,
+                     R"(,"peak_cpu_bytes":)", m.peak_cpu_bytes, R"(,"peak_gpu_bytes":)", m.peak_gpu_bytes, "}\n"));
 }
 
 void MetricsLog::write(const kiln_eval_metrics& m) {

@@ -11,6 +11,7 @@
 #include "kiln/error.hpp"
 #include "train/batch_loss.hpp"
 #include "train/callback.hpp"
+#include "train/step_memory.hpp"
 #include "train/trainer.hpp"
 
 namespace kiln::train {
@@ -137,6 +138,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   m.loss_scale = s.loss_scale.scale;
   double loss_sum = 0.0;
   const double device_wait_before = device_input_wait(t);
+  const StepMemory memory(t);
   try {
     for (int64_t i = 0; i < micro_batches; ++i) {
       const ExamplePtr batch = next_batch(t, &m.input_wait_seconds);
@@ -148,6 +150,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
     // Reading each micro-batch's loss waited for the GPU, so the waits of
     // this step's copies have been measured by now.
     m.device_input_wait_seconds = device_input_wait(t) - device_wait_before;
+    memory.finish(m);
   } catch (...) {
     // The next step starts from clean gradients, not from half of this one's.
     kiln_optimizer_zero_grad(t.config.optimizer.get());

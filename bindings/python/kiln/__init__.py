@@ -17,7 +17,8 @@ from .errors import (DeviceMismatch, DTypeMismatch, Error, InternalError, Invali
                      Unsupported)
 from .info import BuildInfo, build_info, status_name, version
 from ._library import library_path
-from .modules import Graph, Module, Sequential, TensorSpec, layer, op_module
+from .memory import BatchSizeResult, MemoryEstimate, estimate_memory, find_batch_size
+from .modules import Checkpoint, Graph, Module, Sequential, TensorSpec, layer, op_module
 from .ops import Op, op
 from .optim import LRSchedule, Optimizer
 from .profiler import profile
@@ -41,7 +42,8 @@ __all__ = [
     "autocast", "autocast_dtype", "profile",
     "op", "Op", "functional", "F",
     # modules, optimizers, data, training, checkpoints
-    "Module", "Sequential", "Graph", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule", "Example",
+    "Module", "Sequential", "Graph", "Checkpoint", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule",
+    "Example", "estimate_memory", "MemoryEstimate", "find_batch_size", "BatchSizeResult",
     "DataSource", "Transform", "Loader", "LoaderStats", "Trainer", "StepMetrics", "EvalMetrics", "evaluate",
     "Strategy", "save_safetensors", "load_safetensors", "save_weights", "load_weights",
     # distributed training

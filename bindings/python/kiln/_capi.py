@@ -164,6 +164,38 @@ class LoaderStats(ctypes.Structure):
     ]
 
 
+class MemoryPlanOptions(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("loss", c_char_p),
+        ("optimizer", c_void_p),
+        ("precision", c_char_p),
+        ("limit_bytes", c_int64),
+        ("max_batch_size", c_int64),
+    ]
+
+
+class MemoryEstimate(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("parameter_bytes", c_int64),
+        ("buffer_bytes", c_int64),
+        ("gradient_bytes", c_int64),
+        ("optimizer_bytes", c_int64),
+        ("activation_bytes", c_int64),
+        ("total_bytes", c_int64),
+    ]
+
+
+class BatchSizeResult(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("batch_size", c_int64),
+        ("peak_bytes", c_int64),
+        ("tries", c_int64),
+    ]
+
+
 class StepMetrics(ctypes.Structure):
     _fields_ = [
         ("size", c_size_t),
@@ -180,6 +212,8 @@ class StepMetrics(ctypes.Structure):
         ("device_input_wait_seconds", c_double),
         ("loss_scale", c_double),
         ("skipped", c_int),
+        ("peak_cpu_bytes", c_int64),
+        ("peak_gpu_bytes", c_int64),
     ]
 
 
@@ -285,6 +319,11 @@ SIGNATURES = {
     "kiln_manual_seed": (_STATUS, [_H, c_uint64]),
     "kiln_memory_stats_get": (_STATUS, [_H, c_int, c_int, POINTER(MemoryStats)]),
     "kiln_memory_empty_cache": (_STATUS, [_H, c_int, c_int]),
+    "kiln_memory_reset_peak": (_STATUS, [_H, c_int, c_int]),
+    "kiln_memory_set_limit": (_STATUS, [_H, c_int, c_int, c_int64]),
+    "kiln_memory_estimate_get": (_STATUS, [_H, _SHAPE, c_int, c_int64, POINTER(MemoryPlanOptions),
+                                           POINTER(MemoryEstimate)]),
+    "kiln_find_batch_size": (_STATUS, [_H, _SHAPE, c_int, POINTER(MemoryPlanOptions), POINTER(BatchSizeResult)]),
     "kiln_build_info_get": (_STATUS, [POINTER(BuildInfo)]),
     "kiln_devices_get": (_STATUS, [_H, POINTER(c_int), POINTER(c_char_p)]),
     "kiln_tensor_empty": (_STATUS, [_H, _SHAPE, c_int, c_int, c_int, c_int, _OUT]),
@@ -342,6 +381,7 @@ SIGNATURES = {
     "kiln_graph_create": (_STATUS, [_H, _NAMES, c_size_t, _OUT]),
     "kiln_graph_add": (_STATUS, [_H, c_char_p, _H, _NAMES, c_size_t]),
     "kiln_graph_set_outputs": (_STATUS, [_H, _NAMES, c_size_t]),
+    "kiln_module_checkpoint": (_STATUS, [_H, _H, _OUT]),
     "kiln_module_retain": (None, [_H]),
     "kiln_module_release": (None, [_H]),
     "kiln_module_build": (_STATUS, [_H, POINTER(TensorDesc), c_size_t, POINTER(TensorDesc), c_size_t,

@@ -204,6 +204,21 @@ class Sequential(Module):
         return self
 
 
+class Checkpoint(Module):
+    """Activation checkpointing: runs `module` without keeping its
+    intermediate values for backward, which runs its forward again, from
+    the same point of the random stream, and back-propagates through that.
+    Gradients equal the unwrapped module's; parameters keep the names they
+    have in `module`, so weights files do not change."""
+
+    def __init__(self, module, runtime=None):
+        runtime = resolve(runtime)
+        inner = handle_of(module, Module, "the module to checkpoint")
+        out = ctypes.c_void_p()
+        lib.kiln_module_checkpoint(runtime._raw_address, inner, ctypes.byref(out))
+        super().__init__(out.value, runtime)
+
+
 class Graph(Module):
     """Named nodes for skip connections and several inputs: a node's inputs
     are graph inputs or earlier nodes ("name" for output 0, "name:k" for

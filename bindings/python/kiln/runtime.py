@@ -107,6 +107,16 @@ class Runtime(Handle):
         (for another library that needs GPU memory); nothing for the CPU."""
         lib.kiln_memory_empty_cache(self._ptr, *devices.parse(device))
 
+    def reset_peak_memory(self, device="cpu"):
+        """Starts the peak_bytes of `device`'s statistics again from what is
+        held now, to measure the peak of what follows."""
+        lib.kiln_memory_reset_peak(self._ptr, *devices.parse(device))
+
+    def set_memory_limit(self, limit_bytes):
+        """Caps what the CPU allocator holds at once (0: no cap); a request
+        over it raises kiln.OutOfMemory, as running out does."""
+        lib.kiln_memory_set_limit(self._ptr, *devices.parse("cpu"), limit_bytes)
+
     def _devices(self):
         count, reason = ctypes.c_int(), ctypes.c_char_p()
         lib.kiln_devices_get(self._ptr, ctypes.byref(count), ctypes.byref(reason))

@@ -41,6 +41,8 @@ class StepMetrics:
     device_input_wait_seconds: float
     loss_scale: float  # what the loss was multiplied by before backward (1 without loss scaling)
     skipped: int  # 1: the gradients held inf or NaN, and the step changed nothing but the scale
+    peak_cpu_bytes: int
+    peak_gpu_bytes: int
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,10 @@ class Runtime {
   // one-element root) flow into the .grad of every leaf that requires grad.
   // The graph is freed afterwards unless retain_graph.
   void backward(const Tensor& root, const Tensor& grad_output = {}, bool retain_graph = false);
+  // The same from several roots at once, `grad_outputs[i]` for `roots[i]`
+  // (undefined: ones, for a one-element root): every node runs once, after
+  // all the roots' gradients have reached it.
+  void backward(std::span<const Tensor> roots, std::span<const Tensor> grad_outputs, bool retain_graph = false);
 
   // Random stream: seed it; each random op reserves `blocks` Philox counters.
   void manual_seed(uint64_t seed);

@@ -10,6 +10,18 @@
 #include "kiln/runtime.hpp"
 
 namespace kiln {
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta& meta = t.impl()->autograd;
+  if (meta.grad_fn) return {meta.grad_fn, meta.output_nr};
+  std::shared_ptr<Node> acc = meta.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    meta.grad_accumulator = acc;
+  }
+  return {std::move(acc), 0};
+}
+
 namespace {
 
 std::string supported_dtypes(const OpDef& op, DeviceType device) {
@@ -66,17 +78,6 @@ void check_in_place(const OpDef& op, std::span<const Tensor> inputs) {
     KILN_CHECK(!inputs[i].defined() || !inputs[i].requires_grad(), Status::invalid_state, "op '", op.name,
                "' writes into its inputs in place, and input ", i,
                " requires grad while gradients are recorded; call it with recording off (no_grad)");
-}
-
-Edge gradient_edge(const Tensor& t) {
-  AutogradMeta& meta = t.impl()->autograd;
-  if (meta.grad_fn) return {meta.grad_fn, meta.output_nr};
-  std::shared_ptr<Node> acc = meta.grad_accumulator.lock();
-  if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
-    meta.grad_accumulator = acc;
-  }
-  return {std::move(acc), 0};
 }
 
 void record(const OpDef& op, std::span<const Tensor> inputs, std::span<Tensor> outputs,

@@ -65,4 +65,9 @@ class AccumulateGrad final : public Node {
   std::shared_ptr<TensorImpl> leaf_;
 };
 
+// The edge a node records for input `t` (which requires grad): to the node
+// that made it, or to the gradient accumulator of a leaf, shared by every
+// use of that leaf.
+Edge gradient_edge(const Tensor& t);
+
 }  // namespace kiln

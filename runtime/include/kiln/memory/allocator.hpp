@@ -70,6 +70,8 @@ class StatsCounter {
   void on_alloc(int64_t bytes);
   void on_free(int64_t bytes);
   void on_reserve(int64_t delta) { reserved_.fetch_add(delta, std::memory_order_relaxed); }
+  // Starts a new peak from what is held now.
+  void reset_peak() { peak_.store(current_.load(std::memory_order_relaxed), std::memory_order_relaxed); }
   MemoryStats snapshot() const;
 
  private:
@@ -84,6 +86,9 @@ class Allocator {
   // bytes). Throws Error(out_of_memory) naming the request and the statistics.
   virtual DataPtr allocate(size_t bytes) = 0;
   virtual MemoryStats stats() const = 0;
+  // peak_bytes starts again from current_bytes, so a step or a trial run
+  // can measure its own peak.
+  virtual void reset_peak() = 0;
   // Gives cached memory that no allocation uses back to the system; an
   // allocator that caches nothing has nothing to do.
   virtual void empty_cache() {}

@@ -61,6 +61,7 @@ class CachingAllocator final : public Allocator {
   // every segment with no block in use back to the device.
   void empty_cache() override;
   MemoryStats stats() const override;
+  void reset_peak() override;
 
  private:
   std::unique_ptr<caching::AllocatorState> state_;

@@ -303,6 +303,11 @@ void CachingAllocator::empty_cache() {
   state_->flush_cache();
 }
 
+void CachingAllocator::reset_peak() {
+  std::lock_guard lock(state_->mutex);
+  state_->counters.peak_bytes = state_->counters.current_bytes;
+}
+
 MemoryStats CachingAllocator::stats() const {
   std::lock_guard lock(state_->mutex);
   return state_->snapshot();

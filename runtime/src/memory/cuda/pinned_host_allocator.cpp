@@ -28,6 +28,7 @@ class PinnedHostAllocator final : public Allocator {
 
   Device device() const override { return Device::cpu(); }
   MemoryStats stats() const override { return stats_.snapshot(); }
+  void reset_peak() override { stats_.reset_peak(); }
 
   DataPtr allocate(size_t bytes) override {
     if (bytes == 0) return DataPtr();
