@@ -101,7 +101,12 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
   m.grad_norm = clip_gradients(c.runtime.get(), t.ops, t.params, c.clip_grad_norm);
   apply_schedule(t);
   check_call(kiln_optimizer_get_hyper(c.optimizer.get(), 0, "lr", &m.lr), "reading the learning rate");
-  check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
+  if (c.strategy) {
+    // A strategy that shards the optimizer's state updates this rank's share and shares the result.
+    check_call(kiln_strategy_optimizer_step(c.strategy, c.optimizer.get()), "the optimizer step");
+  } else {
+    check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
+  }
   check_call(kiln_optimizer_zero_grad(c.optimizer.get()), "clearing the gradients");
 }
 
