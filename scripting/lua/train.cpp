@@ -18,7 +18,8 @@
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
 //     resume = "run.safetensors",              -- a training state to continue from (it must exist)
 //     strategy = "ddp",                        -- spread over the job's processes (see kiln.dist); the
-//     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true
+//     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true;
+//                                              --   "zero1": ddp with the optimizer's state sharded
 //     precision = "bf16",                      -- "f32" (default), "bf16" or "f16": forward and loss under autocast
 //   }
 //
@@ -226,7 +227,7 @@ std::string opt_loss(lua_State* L, int options) {
 
 using StrategyRef = std::unique_ptr<kiln_strategy, decltype(&kiln_strategy_release)>;
 
-// options.strategy: a registered strategy's name ("single", "ddp") made with
+// options.strategy: a registered strategy's name ("single", "ddp", "zero1") made with
 // options.strategy_options; none when absent.
 StrategyRef opt_strategy(lua_State* L, int options) {
   const std::string name = opt_string_field(L, options, "strategy");
