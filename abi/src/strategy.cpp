@@ -4,7 +4,9 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "kiln/error.hpp"
+#include "optim/optimizer_handle.hpp"
 #include "plugin/plugin_object.hpp"
+#include "train/api_call.hpp"
 
 using kiln::abi::guarded;
 
@@ -67,6 +69,32 @@ kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const*
       kiln::abi::check_owner(s->object.runtime(), params[i], "params");
     }
     s->object.check(s->object.type().reduce_gradients(s->object.state(), params, n_params));
+  });
+}
+
+kiln_status kiln_strategy_optimizer_step(kiln_strategy* s, kiln_optimizer* opt) {
+  KILN_REQUIRE(s, opt);
+  return guarded(__func__, [&] {
+    KILN_CHECK(opt->runtime == s->object.runtime(), kiln::Status::invalid_argument,
+               "'opt' belongs to another runtime than the strategy");
+    const auto& type = s->object.type();
+    if (type.step_begin) s->object.check(type.step_begin(s->object.state()));
+    kiln::train::check_call(kiln_optimizer_step(opt), "the optimizer step");
+    if (type.step_end) s->object.check(type.step_end(s->object.state()));
+  });
+}
+
+kiln_status kiln_strategy_state_owner(const kiln_strategy* s, const kiln_tensor* param, int* owner) {
+  KILN_REQUIRE(s, param, owner);
+  return guarded(__func__, [&] {
+    const kiln::abi::PluginObject<kiln::abi::StrategyEntry>& object = s->object;
+    kiln::abi::check_owner(object.runtime(), param, "param");
+    int rank = 0, world = 1, r = -1;
+    object.check(object.type().rank(object.state(), &rank, &world));
+    if (object.type().state_owner) object.check(object.type().state_owner(object.state(), param, &r));
+    KILN_CHECK(r >= -1 && r < world, kiln::Status::internal, "strategy '", object.entry().name, "' of plugin '",
+               object.entry().plugin_name, "' said rank ", r, " of ", world, " owns a parameter's optimizer state");
+    *owner = r;
   });
 }
 

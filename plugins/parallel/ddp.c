@@ -17,13 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddp.h"
 #include "ddp_buckets.h"
 #include "host.h"
 
-enum { BUCKET_MB, N_CONFIG };
-
-static const kiln_attr_spec config[N_CONFIG] = {
-    [BUCKET_MB] = {{"bucket_mb", KILN_ATTR_FLOAT, {.f = 25.0}},
+const kiln_attr_spec kp_ddp_config[KP_DDP_N_CONFIG] = {
+    [KP_DDP_BUCKET_MB] = {{"bucket_mb", KILN_ATTR_FLOAT, {.f = 25.0}},
                    0,
                    "gradients are all-reduced in buckets of about this many megabytes, each as soon as its "
                    "gradients are ready (PyTorch's bucket_cap_mb)"},
@@ -39,6 +38,7 @@ typedef struct ddp_hook {
 } ddp_hook;
 
 struct ddp_state {
+  const char* name;   /* the strategy's, for messages: "ddp" or one built on it */
   kiln_runtime* rt;
   kiln_process_group* group;
   int rank, world;
@@ -61,7 +61,7 @@ static void remove_hooks(ddp_state* s) {
   s->hooks = NULL;
 }
 
-static void ddp_destroy(void* state) {
+void kp_ddp_destroy(void* state) {
   ddp_state* s = state;
   remove_hooks(s);
   kp_plan_free(&s->plan);
@@ -69,31 +69,33 @@ static void ddp_destroy(void* state) {
   free(s);
 }
 
-static kiln_status ddp_create(void* user, kiln_runtime* rt, const kiln_attr* cfg, size_t n_config, void** state) {
+kiln_status kp_ddp_create(void* user, kiln_runtime* rt, const kiln_attr* cfg, size_t n_config, void** state) {
+  const char* name = user;
   ddp_state* s;
   kiln_status st;
-  (void)user;
   (void)n_config;
-  if (!(cfg[BUCKET_MB].value.f > 0.0)) {
-    return kp_fail(KILN_ERR_INVALID_ARGUMENT, "ddp: bucket_mb must be positive, got %g", cfg[BUCKET_MB].value.f);
+  if (!(cfg[KP_DDP_BUCKET_MB].value.f > 0.0)) {
+    return kp_fail(KILN_ERR_INVALID_ARGUMENT, "%s: bucket_mb must be positive, got %g", name,
+                   cfg[KP_DDP_BUCKET_MB].value.f);
   }
   s = calloc(1, sizeof *s);
-  if (!s) return kp_fail(KILN_ERR_OUT_OF_MEMORY, "ddp: no memory for its state");
+  if (!s) return kp_fail(KILN_ERR_OUT_OF_MEMORY, "%s: no memory for its state", name);
+  s->name = name;
   s->rt = rt;
-  s->bucket_bytes = cfg[BUCKET_MB].value.f * 1024.0 * 1024.0;
+  s->bucket_bytes = cfg[KP_DDP_BUCKET_MB].value.f * 1024.0 * 1024.0;
   s->sync = 1;
   st = kp_ops_find(rt, &s->ops);
   if (st == KILN_OK) st = kp_host.process_group_default(rt, &s->group);
   if (st == KILN_OK) st = kp_host.process_group_rank(s->group, &s->rank, &s->world);
   if (st != KILN_OK) {
-    ddp_destroy(s);
+    kp_ddp_destroy(s);
     return st;
   }
   *state = s;
   return KILN_OK;
 }
 
-static kiln_status ddp_rank(void* state, int* rank, int* world_size) {
+kiln_status kp_ddp_rank(void* state, int* rank, int* world_size) {
   const ddp_state* s = state;
   *rank = s->rank;
   *world_size = s->world;
@@ -145,19 +147,19 @@ static kiln_status broadcast_state(ddp_state* s, kiln_module* model) {
   return st;
 }
 
-static kiln_status ddp_attach(void* state, kiln_module* model) {
+kiln_status kp_ddp_attach(void* state, kiln_module* model) {
   ddp_state* s = state;
   kiln_status st;
   size_t i;
   if (s->model == model) return KILN_OK; /* a host attached, then its trainer did */
-  if (s->model) return kp_fail(KILN_ERR_INVALID_STATE, "ddp: already attached to another model");
+  if (s->model) return kp_fail(KILN_ERR_INVALID_STATE, "%s: already attached to another model", s->name);
   s->model = model;
   if (s->world == 1) return KILN_OK; /* one rank: nothing to agree on */
   st = broadcast_state(s, model);
   if (st == KILN_OK) st = kp_plan_make(s->rt, model, s->bucket_bytes, &s->plan);
   if (st != KILN_OK) return st;
   s->hooks = calloc(s->plan.n_params ? s->plan.n_params : 1, sizeof *s->hooks);
-  if (!s->hooks) return kp_fail(KILN_ERR_OUT_OF_MEMORY, "ddp: no memory for %zu hooks", s->plan.n_params);
+  if (!s->hooks) return kp_fail(KILN_ERR_OUT_OF_MEMORY, "%s: no memory for %zu hooks", s->name, s->plan.n_params);
   for (i = 0; i < s->plan.n_params; ++i) {
     s->hooks[i].ddp = s;
     s->hooks[i].param = i;
@@ -170,13 +172,13 @@ static kiln_status ddp_attach(void* state, kiln_module* model) {
   return KILN_OK;
 }
 
-static kiln_status ddp_backward_begin(void* state, int sync) {
+kiln_status kp_ddp_backward_begin(void* state, int sync) {
   ddp_state* s = state;
   s->sync = sync;
   return KILN_OK;
 }
 
-static kiln_status ddp_reduce_gradients(void* state, kiln_tensor* const* params, size_t n_params) {
+kiln_status kp_ddp_reduce_gradients(void* state, kiln_tensor* const* params, size_t n_params) {
   ddp_state* s = state;
   kiln_status st = KILN_OK;
   size_t b;
@@ -202,13 +204,14 @@ kiln_status kp_register_ddp(kiln_registrar* registrar) {
   kiln_strategy_type ddp = {0};
   ddp.size = sizeof ddp;
   ddp.name = "ddp";
-  ddp.config = config;
-  ddp.n_config = N_CONFIG;
-  ddp.create = ddp_create;
-  ddp.rank = ddp_rank;
-  ddp.reduce_gradients = ddp_reduce_gradients;
-  ddp.destroy = ddp_destroy;
-  ddp.attach = ddp_attach;
-  ddp.backward_begin = ddp_backward_begin;
+  ddp.config = kp_ddp_config;
+  ddp.n_config = KP_DDP_N_CONFIG;
+  ddp.user = (void*)"ddp";
+  ddp.create = kp_ddp_create;
+  ddp.rank = kp_ddp_rank;
+  ddp.reduce_gradients = kp_ddp_reduce_gradients;
+  ddp.destroy = kp_ddp_destroy;
+  ddp.attach = kp_ddp_attach;
+  ddp.backward_begin = kp_ddp_backward_begin;
   return kp_host.register_strategy(registrar, &ddp);
 }

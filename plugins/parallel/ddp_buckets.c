@@ -28,6 +28,12 @@ static int64_t numel(const kiln_tensor_desc* d) {
   return n;
 }
 
+double kp_tensor_bytes(kiln_tensor* t) {
+  kiln_tensor_desc d;
+  kp_host.tensor_describe(t, &d);
+  return (double)numel(&d) * (double)dtype_bytes(d.dtype);
+}
+
 /* Whether parameter b may share a bucket with parameter a. */
 static int same_kind(kiln_tensor* a, kiln_tensor* b) {
   kiln_tensor_desc da, db;
@@ -82,10 +88,7 @@ kiln_status kp_plan_make(kiln_runtime* rt, kiln_module* model, double bucket_byt
   plan.rt = rt;
   st = take_params(model, &plan);
   for (i = 0; st == KILN_OK && i < plan.n_params; ++i) {
-    kiln_tensor_desc d;
-    double size;
-    kp_host.tensor_describe(plan.params[i], &d);
-    size = (double)numel(&d) * (double)dtype_bytes(d.dtype);
+    const double size = kp_tensor_bytes(plan.params[i]);
     if (plan.n_buckets == 0 || !same_kind(plan.params[i - 1], plan.params[i]) || bytes + size > bucket_bytes) {
       ddp_bucket* b = &plan.buckets[plan.n_buckets++];
       b->first = i;

@@ -31,6 +31,9 @@ typedef struct ddp_plan {
 
 kiln_status kp_ops_find(kiln_runtime* rt, kp_ops* ops);
 
+/* The bytes of a tensor's elements. */
+double kp_tensor_bytes(kiln_tensor* t);
+
 /* Buckets of consecutive parameters (in reverse order) of one dtype and
  * device, each closed before it passes `bucket_bytes` (a parameter larger
  * than that gets a bucket of its own). */

@@ -20,5 +20,6 @@ kiln_status kp_fail(kiln_status status, const char* format, ...)
 /* The strategies, registered by plugin.c. */
 kiln_status kp_register_single(kiln_registrar* registrar);
 kiln_status kp_register_ddp(kiln_registrar* registrar);
+kiln_status kp_register_zero1(kiln_registrar* registrar);
 
 #endif /* KILN_PARALLEL_HOST_H */

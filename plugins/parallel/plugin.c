@@ -1,6 +1,6 @@
 /* kiln-parallel: how training is spread over processes: "single" (one
- * process) and "ddp" (data parallel over the runtime's default process
- * group). */
+ * process), "ddp" (data parallel over the runtime's default process
+ * group) and "zero1" (ddp with the optimizer's state sharded). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,13 +23,14 @@ static kiln_status register_parallel(const kiln_host* h, kiln_registrar* registr
   memset(&kp_host, 0, sizeof kp_host);
   memcpy(&kp_host, h, h->size < sizeof kp_host ? h->size : sizeof kp_host);
   st = kp_register_single(registrar);
-  /* ddp needs the process groups and gradient hooks of ABI 1.1. */
+  /* ddp and zero1 need the process groups and gradient hooks of ABI 1.1. */
   if (st == KILN_OK && KILN_HOST_HAS(h, work_release)) st = kp_register_ddp(registrar);
+  if (st == KILN_OK && KILN_HOST_HAS(h, work_release)) st = kp_register_zero1(registrar);
   return st;
 }
 
 KILN_PLUGIN_EXPORT const kiln_plugin_descriptor* kiln_plugin_entry(void) {
   static const kiln_plugin_descriptor descriptor = {sizeof descriptor, KILN_PLUGIN_ABI(1, 0), KILN_PLUGIN_ABI(1, 1),
-                                                    "kiln-parallel", "0.2.0", register_parallel};
+                                                    "kiln-parallel", "0.3.0", register_parallel};
   return &descriptor;
 }

@@ -20,7 +20,8 @@
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
 //     resume = "run.safetensors",              -- a training state to continue from (it must exist)
 //     strategy = "ddp",                        -- spread over the job's processes (see kiln.dist); the
-//     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true
+//     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true;
+//                                              --   "zero1": ddp with the optimizer's state sharded
 //     precision = "bf16",                      -- "f32" (default), "bf16" or "f16": forward and loss under autocast
 //     loss_scale = {init = 65536, growth = 2,  -- dynamic loss scaling (on by default for "f16"): a table or
 //                   backoff = 0.5,             --   true turns it on (absent fields take these defaults),
@@ -257,7 +258,7 @@ void opt_loss_scale(lua_State* L, int options, kiln_trainer_options& o) {
 
 using StrategyRef = std::unique_ptr<kiln_strategy, decltype(&kiln_strategy_release)>;
 
-// options.strategy: a registered strategy's name ("single", "ddp") made with
+// options.strategy: a registered strategy's name ("single", "ddp", "zero1") made with
 // options.strategy_options; none when absent.
 StrategyRef opt_strategy(lua_State* L, int options) {
   const std::string name = opt_string_field(L, options, "strategy");

@@ -9,6 +9,9 @@ collectives: every collective on a group of its own and on the default
 ddp: a Trainer with Strategy("ddp"), then a loop driven by hand (attach,
   backward_begin, reduce_gradients) with gradient accumulation; each writes
   its initial and final parameters to FOLDER/<name>_<rank>.npz.
+zero1: the same with Strategy("zero1") and AdamW (the loop by hand calls
+  optimizer_step); also writes each parameter's owner and the elements of
+  the optimizer state each rank keeps to FOLDER/zero1_state_<rank>.json.
 killed: rank 1 kills itself after the first all-reduce; rank 0 writes what
   its next operations raised to FOLDER/survivor.json.
 
@@ -226,6 +229,50 @@ def ddp(rank, folder):
     print(f"rank {rank}: ddp trained (loss {losses[0]:.3f} -> {losses[-1]:.3f})")
 
 
+def moment_elements(optimizer):
+    return sum(t.numel() for name, t in optimizer.state_dict().items() if not name.endswith("step"))
+
+
+def zero1(rank, folder):
+    rt = kiln.Runtime(seed=100 + rank, num_threads=1)  # different initial weights: zero1 broadcasts rank 0's
+    inputs, targets = support.blobs(256)
+    source = kiln.DataSource("tensors", input=inputs, target=targets, runtime=rt)
+    train = kiln.Loader(source, batch_size=16, shuffle=True, seed=3, rank=rank, world_size=2)
+
+    model = mlp(rt)
+    save(folder, "zero1_trainer_initial", rank, model)
+    strategy = kiln.Strategy("zero1", runtime=rt)
+    optimizer = kiln.Optimizer("AdamW", model, lr=0.02)
+    losses = []
+    with kiln.Trainer(model, optimizer, train, strategy=strategy, epochs=2, progress="quiet",
+                      on_step=lambda m: losses.append(m.loss)) as trainer:
+        trainer.run()
+    save(folder, "zero1_trainer", rank, model)
+    report = {"owners": [strategy.state_owner(p) for p in model.parameters().values()],
+              "sizes": [p.numel() for p in model.parameters().values()],
+              "moment_elements": moment_elements(optimizer), "losses": losses}
+    with open(os.path.join(folder, f"zero1_state_{rank}.json"), "w") as f:
+        json.dump(report, f)
+
+    # The same by hand, two micro-batches per step.
+    model = mlp(rt)
+    save(folder, "zero1_host_initial", rank, model)
+    optimizer = kiln.Optimizer("AdamW", model, lr=0.02)
+    strategy = kiln.Strategy("zero1", bucket_mb=0.0001, runtime=rt)
+    strategy.attach(model)
+    for i, batch in enumerate(train):
+        sync = i % 2 == 1
+        strategy.backward_begin(sync)
+        loss = kiln.F.cross_entropy(model(batch["input"]), batch["target"])
+        loss.backward()
+        if sync:
+            strategy.reduce_gradients(model)
+            strategy.optimizer_step(optimizer)
+            optimizer.zero_grad()
+    save(folder, "zero1_host", rank, model)
+    print(f"rank {rank}: zero1 trained (loss {losses[0]:.3f} -> {losses[-1]:.3f})")
+
+
 def killed(rank, folder):
     g = kiln.ProcessGroup(timeout=5, name="doomed")
     t = kiln.ones(1000)
@@ -253,7 +300,7 @@ def main():
     mode, folder = sys.argv[1], sys.argv[2]
     rank = int(os.environ["RANK"])
     kiln.set_default_runtime(kiln.Runtime(num_threads=1))
-    {"collectives": collectives, "ddp": ddp, "killed": killed}[mode](rank, folder)
+    {"collectives": collectives, "ddp": ddp, "zero1": zero1, "killed": killed}[mode](rank, folder)
 
 
 if __name__ == "__main__":

@@ -181,6 +181,32 @@ class OutsideAJob(unittest.TestCase):
                          on_step=steps.append).run()
             self.assertEqual(len(steps), 4)
 
+    def test_zero1_in_a_job_of_one(self):
+        with mock.patch.dict(os.environ, {"RANK": "0", "WORLD_SIZE": "1"}):
+            with self.assertRaises(kiln.InvalidArgument) as caught:
+                kiln.Strategy("zero1", bucket_mb=-1, runtime=self.rt)
+            self.assertIn("zero1: bucket_mb must be positive", str(caught.exception))
+            strategy = kiln.Strategy("zero1", runtime=self.rt)
+            model = kiln.Sequential(kiln.layer("Linear", in_features=2, out_features=2, runtime=self.rt),
+                                    runtime=self.rt)
+            weight = model.parameters()["0.weight"]
+            self.assertEqual(strategy.state_owner(weight), -1)  # nothing shared out before attach
+            strategy.attach(model)
+            self.assertEqual(strategy.state_owner(weight), 0)
+            with self.assertRaises(kiln.InvalidArgument) as caught:
+                strategy.state_owner(np.zeros(2))
+            self.assertIn("param must be a kiln.Tensor", str(caught.exception))
+            with self.assertRaises(kiln.InvalidArgument) as caught:
+                strategy.optimizer_step(model)
+            self.assertIn("optimizer must be a kiln.Optimizer", str(caught.exception))
+            optimizer = kiln.Optimizer("SGD", model, lr=0.5)
+            before = weight.numpy().copy()
+            kiln.F.cross_entropy(model(kiln.tensor([[1.0, 2.0]], runtime=self.rt)),
+                                 kiln.tensor([1], dtype=kiln.int64, runtime=self.rt)).backward()
+            gradient = weight.grad.numpy()
+            strategy.optimizer_step(optimizer)
+            np.testing.assert_allclose(weight.numpy(), before - 0.5 * gradient, rtol=1e-6)
+
 
 class Gradients(unittest.TestCase):
     def test_set_grad(self):
@@ -291,6 +317,29 @@ class TwoRanks(unittest.TestCase):
                 losses = json.load(f)
             self.assertEqual(len(losses), 16)  # 8 batches of this rank's 128 examples, 2 epochs
             self.assertLess(np.mean(losses[-4:]), 0.5 * np.mean(losses[:4]))
+
+    def test_zero1_shards_the_state_and_the_ranks_agree(self):
+        codes, output = self.run_job("zero1")
+        self.assertEqual(codes, [0, 0], output)
+        for name in ("zero1_trainer", "zero1_host"):
+            initial = [self.load(f"{name}_initial", r) for r in range(2)]
+            final = [self.load(name, r) for r in range(2)]
+            self.assertTrue(any(not np.array_equal(initial[0][k], initial[1][k]) for k in initial[0]), name)
+            for k in final[0]:
+                np.testing.assert_array_equal(final[0][k], final[1][k], err_msg=f"{name}: {k}")
+                self.assertFalse(np.array_equal(final[0][k], initial[0][k]), f"{name}: {k} never moved")
+        reports = []
+        for rank in range(2):
+            with open(os.path.join(self.folder, f"zero1_state_{rank}.json")) as f:
+                reports.append(json.load(f))
+        owners, sizes = reports[0]["owners"], reports[0]["sizes"]
+        self.assertEqual(owners, reports[1]["owners"])
+        self.assertEqual(sorted(set(owners)), [0, 1])
+        for rank, report in enumerate(reports):
+            # AdamW keeps two moments of each parameter this rank owns, and of no other.
+            owned = sum(n for n, owner in zip(sizes, owners) if owner == rank)
+            self.assertEqual(report["moment_elements"], 2 * owned)
+            self.assertLess(np.mean(report["losses"][-4:]), 0.5 * np.mean(report["losses"][:4]))
 
     def test_a_killed_peer_fails_the_survivor(self):
         start = time.monotonic()

@@ -406,9 +406,12 @@ typedef struct kiln_transform_type {
 
 /* How training is spread over processes and devices: "single" (one process,
  * nothing to reduce), "ddp" (data parallel: every rank holds the whole
- * model and the gradients are averaged). A trainer calls, in order: attach
- * once with its model; then per optimizer step, for each micro-batch,
- * backward_begin and the backward itself; then reduce_gradients. */
+ * model and the gradients are averaged), "zero1" (ddp whose optimizer
+ * state is sharded: each rank keeps and updates its share of the
+ * parameters). A trainer calls, in order: attach once with its model; then
+ * per optimizer step, for each micro-batch, backward_begin and the
+ * backward itself; then reduce_gradients, clipping, step_begin, the
+ * optimizer step and step_end. */
 typedef struct kiln_strategy_type {
   size_t size; /* sizeof(kiln_strategy_type) */
   const char* name; /* "single" */
@@ -430,6 +433,21 @@ typedef struct kiln_strategy_type {
    * is the last before an optimizer step and 0 when its gradients only
    * accumulate: nothing needs reducing then. */
   kiln_status (*backward_begin)(void* state, int sync);
+  /* Optional (may be NULL), newer than the members above (the host reads
+   * them only when `size` covers them): for a strategy that shards the
+   * optimizer's state over the ranks. */
+  /* The rank that keeps `param`'s optimizer state and updates it, or -1
+   * when every rank does (a tensor the strategy does not shard). Saving a
+   * training state gathers each parameter's state from its owner, and
+   * loading one gives each rank only the state it owns. */
+  kiln_status (*state_owner)(void* state, const kiln_tensor* param, int* owner);
+  /* Right before the optimizer step, after the gradients were reduced and
+   * clipped: drop the gradients of the parameters this rank does not
+   * update (the optimizer makes state only for parameters that have one). */
+  kiln_status (*step_begin)(void* state);
+  /* Right after the optimizer step: make the ranks' parameters agree again
+   * (each owner's updated parameters reach every rank). */
+  kiln_status (*step_end)(void* state);
 } kiln_strategy_type;
 
 /* ---- the host table ----------------------------------------------------------------------------- */

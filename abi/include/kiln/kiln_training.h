@@ -320,7 +320,9 @@ KILN_API kiln_status kiln_weights_load(kiln_module* model, const char* path, int
 /* With a strategy over several processes, every rank calls it: the ranks
  * first check that they agree on the step, epoch and batch (a rank that
  * disagrees fails it, named in the error, on every rank), then rank 0
- * alone writes the file. */
+ * alone writes the file. Under a strategy that shards the optimizer's
+ * state ("zero1") rank 0 first receives each parameter's state from its
+ * owner, so the file is the one a single process writes. */
 KILN_API kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path);
 /* Restores a state written by kiln_trainer_save into a trainer made with
  * the same model structure, optimizer and loaders. A path that does not
@@ -328,7 +330,9 @@ KILN_API kiln_status kiln_trainer_save(kiln_trainer* trainer, const char* path);
  * training state, or whose tensors do not fit the model or the optimizer,
  * fails naming what differs, and leaves the trainer, the model and the
  * optimizer unchanged. Plugins named in the manifest that are missing or
- * of another version are reported as warnings on the log. */
+ * of another version are reported as warnings on the log. Under a strategy
+ * that shards the optimizer's state, each rank loads the state of the
+ * parameters it owns only, whatever the number of ranks that saved it. */
 KILN_API kiln_status kiln_trainer_load(kiln_trainer* trainer, const char* path);
 
 /* ---- memory planning ------------------------------------------------------------------- */
@@ -395,10 +399,13 @@ KILN_API kiln_status kiln_find_batch_size(kiln_module* model, const int64_t* inp
 
 /* ---- parallel strategies ---------------------------------------------------------------- */
 
-/* A strategy of a registered type: "single" (one process, nothing to do)
- * or "ddp" (data parallel over the runtime's default process group, see
+/* A strategy of a registered type: "single" (one process, nothing to do),
+ * "ddp" (data parallel over the runtime's default process group, see
  * kiln_dist.h: every rank trains a whole copy of the model on its shard of
- * the data, and gradients are averaged in buckets while backward runs). */
+ * the data, and gradients are averaged in buckets while backward runs) or
+ * "zero1" (ddp with the optimizer's state sharded: the parameters are
+ * shared out over the ranks, each rank keeps the optimizer state of its
+ * share only and updates it, then every rank receives the others'). */
 KILN_API kiln_status kiln_strategy_create(kiln_runtime* rt, const char* type, const kiln_attr* config,
                                           size_t n_config, kiln_strategy** out);
 KILN_API void kiln_strategy_release(kiln_strategy* s);
@@ -415,6 +422,17 @@ KILN_API kiln_status kiln_strategy_backward_begin(kiln_strategy* s, int sync);
 /* Called after backward and before the optimizer step: makes the
  * gradients of `params` agree across the processes of the strategy. */
 KILN_API kiln_status kiln_strategy_reduce_gradients(kiln_strategy* s, kiln_tensor* const* params, size_t n_params);
+/* The optimizer step under the strategy, in place of kiln_optimizer_step
+ * once the gradients are reduced (and clipped). "zero1" updates this
+ * rank's share of the parameters (the others' gradients are dropped
+ * first, so the optimizer makes no state for them) and then gives every
+ * rank the updated parameters of the others; every rank calls it. Other
+ * strategies just step. */
+KILN_API kiln_status kiln_strategy_optimizer_step(kiln_strategy* s, kiln_optimizer* opt);
+/* *owner = the rank that keeps `param`'s optimizer state ("zero1"), or -1
+ * when every rank keeps it (every other strategy, and a tensor that is not
+ * a parameter of the model the strategy was attached to). */
+KILN_API kiln_status kiln_strategy_state_owner(const kiln_strategy* s, const kiln_tensor* param, int* owner);
 
 #ifdef __cplusplus
 } /* extern "C" */

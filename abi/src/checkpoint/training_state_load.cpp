@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "checkpoint/module_state.hpp"
+#include "checkpoint/optimizer_shards.hpp"
 #include "checkpoint/plugin_manifest.hpp"
 #include "checkpoint/state_metadata.hpp"
 #include "checkpoint/training_state.hpp"
@@ -75,11 +76,17 @@ struct OptimizerEntries {
   std::vector<abi::TensorRef> tensors;
 };
 
-OptimizerEntries read_optimizer_entries(kiln_runtime* rt, const checkpoint::SafetensorsReader& file) {
+// Under a strategy that shards the optimizer's state, only the entries of
+// the parameters this rank owns.
+OptimizerEntries read_optimizer_entries(const kiln_trainer& t, const checkpoint::SafetensorsReader& file) {
+  kiln_runtime* rt = t.config.runtime.get();
+  const std::vector<int> owners = optimizer_state_owners(t);
   OptimizerEntries out;
   for (const checkpoint::TensorEntry& e : file.header().tensors) {
     if (!e.name.starts_with(keys::kOptimizer)) continue;
-    out.names.push_back(e.name.substr(keys::kOptimizer.size()));
+    std::string name = e.name.substr(keys::kOptimizer.size());
+    if (!keeps_entry(t, owners, name)) continue;
+    out.names.push_back(std::move(name));
     out.tensors.push_back(abi::TensorRef::adopt(abi::new_handle(rt, abi::read_entry(rt->runtime, file, e))));
   }
   return out;
@@ -145,7 +152,7 @@ void load_training_state(kiln_trainer& t, const std::string& path) {
   check_fits(t, position, path);
   const auto model = abi::plan_assignments(rt->runtime, file, abi::module_state(t.config.model.get()), keys::kModel,
                                            true, "the trainer's model");
-  load_optimizer_state(t.config.optimizer.get(), read_optimizer_entries(rt, file), path);
+  load_optimizer_state(t.config.optimizer.get(), read_optimizer_entries(t, file), path);
   abi::apply_assignments(rt->runtime, model);
   restore_position(t, position);
   warn_about_plugins(rt, file.header().metadata, path);

@@ -1,4 +1,5 @@
 #include "checkpoint/module_state.hpp"
+#include "checkpoint/optimizer_shards.hpp"
 #include "checkpoint/plugin_manifest.hpp"
 #include "checkpoint/state_metadata.hpp"
 #include "checkpoint/training_state.hpp"
@@ -13,16 +14,21 @@ namespace {
 using abi::format_number;
 namespace keys = abi::state_keys;
 
-void add_optimizer_state(kiln_optimizer* opt, abi::StateTensors& tensors) {
+// This rank's optimizer state, and under a strategy that shards it the
+// state the other ranks own (`gathered`): the whole state either way.
+void add_optimizer_state(const kiln_trainer& t, const std::vector<int>& owners, abi::StateTensors gathered,
+                         abi::StateTensors& tensors) {
+  kiln_optimizer* opt = t.config.optimizer.get();
   size_t n = 0;
   check_call(kiln_optimizer_state_count(opt, &n), "listing the optimizer's state");
   for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
-    kiln_tensor* t = nullptr;
-    check_call(kiln_optimizer_state_get(opt, i, &name, &t), "listing the optimizer's state");
-    const TensorRef owned = TensorRef::adopt(t);
-    tensors.push_back({str_cat(keys::kOptimizer, name), owned->tensor});
+    kiln_tensor* entry = nullptr;
+    check_call(kiln_optimizer_state_get(opt, i, &name, &entry), "listing the optimizer's state");
+    const TensorRef owned = TensorRef::adopt(entry);
+    if (keeps_entry(t, owners, name)) tensors.push_back({str_cat(keys::kOptimizer, name), owned->tensor});
   }
+  for (abi::StateTensor& g : gathered) tensors.push_back({str_cat(keys::kOptimizer, g.name), std::move(g.tensor)});
 }
 
 // The kiln version and every loaded plugin with its version: what made the file.
@@ -47,17 +53,20 @@ void add_groups(const kiln_trainer& t, checkpoint::Metadata& m) {
 void save_training_state(kiln_trainer& t, const std::string& path) {
   kiln_runtime* rt = t.config.runtime.get();
   if (t.world_size > 1) {
-    // Data parallel: the ranks hold the same state, and rank 0 writes it
-    // once they have shown they agree on where training stands.
+    // Data parallel: the ranks hold the same state (but for a sharded
+    // optimizer's, which rank 0 gathers), and rank 0 writes it once they
+    // have shown they agree on where training stands.
     const TrainState& s = t.state;
     const RankValue at[] = {{"step", s.step}, {"epoch", s.epoch}, {"batch of the epoch", s.epoch_batches}};
     check_ranks_agree(rt, str_cat("saving the training state to ", path), at);
-    if (t.rank != 0) return;
   }
+  const std::vector<int> owners = optimizer_state_owners(t);
+  abi::StateTensors gathered = gather_owned_state(t, owners);
+  if (t.rank != 0) return;
   abi::StateTensors tensors;
   for (const abi::StateTensor& s : abi::module_state(t.config.model.get()))
     tensors.push_back({str_cat(keys::kModel, s.name), s.tensor});
-  add_optimizer_state(t.config.optimizer.get(), tensors);
+  add_optimizer_state(t, owners, std::move(gathered), tensors);
 
   const TrainState& s = t.state;
   const GeneratorState rng = rt->runtime.generator_state();

@@ -119,7 +119,12 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
     // After the reduction, so that every process clips the same (global) gradient.
     m.grad_norm = clip_gradients(c.runtime.get(), t.ops, t.params, c.clip_grad_norm);
     apply_schedule(t);
-    check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
+    if (c.strategy) {
+      // A strategy that shards the optimizer's state updates this rank's share and shares the result.
+      check_call(kiln_strategy_optimizer_step(c.strategy, c.optimizer.get()), "the optimizer step");
+    } else {
+      check_call(kiln_optimizer_step(c.optimizer.get()), "the optimizer step");
+    }
     t.state.updates += 1;
   }
   // The rate this step used; a skipped step reports the one in force.

@@ -452,6 +452,8 @@ SIGNATURES = {
     "kiln_strategy_attach": (_STATUS, [_H, _H]),
     "kiln_strategy_backward_begin": (_STATUS, [_H, c_int]),
     "kiln_strategy_reduce_gradients": (_STATUS, [_H, _HANDLES, c_size_t]),
+    "kiln_strategy_optimizer_step": (_STATUS, [_H, _H]),
+    "kiln_strategy_state_owner": (_STATUS, [_H, _H, POINTER(c_int)]),
     "kiln_dist_job": (_STATUS, [POINTER(c_int), POINTER(c_int), POINTER(c_int)]),
     "kiln_process_group_create": (_STATUS, [_H, POINTER(ProcessGroupOptions), _OUT]),
     "kiln_process_group_default": (_STATUS, [_H, _OUT]),

@@ -2,6 +2,7 @@
 
     strategy = kiln.Strategy("ddp", bucket_mb=25)      # in a job (see kiln.dist)
     kiln.Trainer(model, optimizer, loader, strategy=strategy, ...).run()
+    kiln.Strategy("zero1")   # ddp with the optimizer's state sharded over the ranks
 
 A host that drives its own loop does what the trainer does:
 
@@ -11,7 +12,8 @@ A host that drives its own loop does what the trainer does:
         loss = kiln.F.cross_entropy(model(batch["input"]), batch["target"])
         loss.backward()                     # buckets are reduced while backward runs
         strategy.reduce_gradients(model)    # waits for them: every rank has the same gradients
-        optimizer.step(); optimizer.zero_grad()
+        strategy.optimizer_step(optimizer)  # zero1: this rank's share, then everyone's parameters
+        optimizer.zero_grad()
 """
 import ctypes
 
@@ -20,13 +22,17 @@ from ._handle import Handle, handle_of
 from ._library import lib
 from ._params import handle_array, parameter_list
 from .modules import Module
+from .optim import Optimizer
+from .tensor import Tensor
 from .runtime import resolve
 
 
 class Strategy(Handle):
     """A strategy of a registered type, configured by keyword arguments:
-    "single" (one process, nothing to do) or "ddp" (data parallel over the
-    runtime's default process group; bucket_mb=25)."""
+    "single" (one process, nothing to do), "ddp" (data parallel over the
+    runtime's default process group; bucket_mb=25) or "zero1" (ddp whose
+    optimizer state is sharded: each rank keeps and updates its share of
+    the parameters; bucket_mb=25)."""
 
     _release_function = "kiln_strategy_release"
 
@@ -68,3 +74,16 @@ class Strategy(Handle):
         across the processes; call it after backward, before the optimizer step."""
         tensors = parameter_list(params)
         lib.kiln_strategy_reduce_gradients(self._ptr, handle_array(tensors), len(tensors))
+
+    def optimizer_step(self, optimizer):
+        """The optimizer step, in place of optimizer.step() once the gradients
+        are reduced: "zero1" updates this rank's share of the parameters and
+        then gives every rank the others'; other strategies just step."""
+        lib.kiln_strategy_optimizer_step(self._ptr, handle_of(optimizer, Optimizer, "optimizer"))
+
+    def state_owner(self, param):
+        """The rank that keeps the optimizer state of `param` ("zero1"), or
+        -1 when every rank keeps it."""
+        owner = ctypes.c_int()
+        lib.kiln_strategy_state_owner(self._ptr, handle_of(param, Tensor, "param"), ctypes.byref(owner))
+        return owner.value
