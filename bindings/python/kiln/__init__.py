@@ -18,6 +18,7 @@ from .errors import (DeviceMismatch, DTypeMismatch, Error, InternalError, Invali
 from .info import BuildInfo, build_info, status_name, version
 from ._library import library_path
 from .modules import Graph, Module, Sequential, TensorSpec, layer, op_module
+from .op_listing import OpAttr, OpInfo, OpInput, ops
 from .ops import Op, op
 from .optim import LRSchedule, Optimizer
 from .plugins import ConfigEntry, PluginInfo, config_schema, load_plugin, plugins, unload_plugin
@@ -38,7 +39,7 @@ __all__ = [
     "Tensor", "tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "DType", "float32",
     "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool_", "backward", "no_grad", "grad_enabled",
     "autocast", "autocast_dtype",
-    "op", "Op", "functional", "F",
+    "op", "Op", "ops", "OpInfo", "OpInput", "OpAttr", "functional", "F",
     # modules, optimizers, data, training, checkpoints
     "Module", "Sequential", "Graph", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule", "Example",
     "DataSource", "Transform", "Loader", "LoaderStats", "Trainer", "StepMetrics", "EvalMetrics", "evaluate",
