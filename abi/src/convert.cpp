@@ -1,5 +1,7 @@
 #include "convert.hpp"
 
+#include <variant>
+
 #include "kiln/error.hpp"
 #include "kiln/ops/attrs.hpp"
 
@@ -44,6 +46,25 @@ Device to_device(kiln_device_type type, int index) {
 void check_struct_size(size_t size, const char* what) {
   KILN_CHECK(size >= sizeof(size_t), Status::invalid_argument, what, ".size is ", size, "; set it to sizeof(",
              what, ") before the call");
+}
+
+kiln_attr to_c_attr(const char* name, const AttrValue& value) {
+  kiln_attr a{};
+  a.name = name;
+  std::visit(
+      [&]<class V>(const V& v) {
+        if constexpr (std::is_same_v<V, int64_t>) a.type = KILN_ATTR_INT, a.value.i = v;
+        else if constexpr (std::is_same_v<V, double>) a.type = KILN_ATTR_FLOAT, a.value.f = v;
+        else if constexpr (std::is_same_v<V, bool>) a.type = KILN_ATTR_BOOL, a.value.b = v ? 1 : 0;
+        else if constexpr (std::is_same_v<V, std::vector<int64_t>>)
+          a.type = KILN_ATTR_INTS, a.value.ints = {v.data(), v.size()};
+        else if constexpr (std::is_same_v<V, std::vector<double>>)
+          a.type = KILN_ATTR_FLOATS, a.value.floats = {v.data(), v.size()};
+        else if constexpr (std::is_same_v<V, std::string>) a.type = KILN_ATTR_STRING, a.value.s = v.c_str();
+        else a.type = KILN_ATTR_DTYPE, a.value.dtype = from_dtype(v);
+      },
+      value);
+  return a;
 }
 
 }  // namespace kiln::abi

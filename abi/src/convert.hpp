@@ -8,6 +8,7 @@
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/kiln.h"
+#include "kiln/ops/attrs.hpp"
 #include "kiln/shape.hpp"
 
 namespace kiln::abi {
@@ -17,6 +18,8 @@ Shape to_shape(const int64_t* dims, int rank, const char* what);
 DType to_dtype(kiln_dtype dtype);
 Device to_device(kiln_device_type type, int index);
 kiln_dtype from_dtype(DType dtype);
+// `value` as a kiln_attr named `name`, pointing into `value` (lists, strings).
+kiln_attr to_c_attr(const char* name, const AttrValue& value);
 
 // Throws unless a size-prefixed struct's size covers at least its size field.
 void check_struct_size(size_t size, const char* what);

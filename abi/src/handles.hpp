@@ -6,7 +6,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "kiln/error.hpp"
 #include "kiln/kiln.h"
@@ -21,6 +23,9 @@ struct kiln_op {
   // only possible when the schema has no required attribute.
   bool has_defaults;
   kiln::Attrs defaults;
+  // What kiln_op_attr_get gives as each attribute's default_text ("" when
+  // required), kept here so the strings live as long as the runtime.
+  std::vector<std::string> default_texts;
 };
 
 struct kiln_runtime {
@@ -70,6 +75,9 @@ inline kiln_tensor* same_or_new_handle(const kiln_tensor* source, Tensor result)
   kiln_tensor_retain(same);
   return same;
 }
+
+// The handle of `def`, an op of `rt`'s table, made on first use.
+const kiln_op* op_handle(kiln_runtime* rt, const OpDef& def);
 
 // Tensors of one runtime cannot be mixed with another's; `what` names the argument.
 inline void check_owner(const kiln_runtime* rt, const kiln_tensor* t, const char* what) {

@@ -10,6 +10,7 @@
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "kiln/ops/attr_text.hpp"
 
 using kiln::abi::guarded;
 
@@ -89,21 +90,27 @@ std::vector<kiln::Tensor> call_op(kiln_runtime* rt, const kiln_op* op, kiln_tens
 
 }  // namespace
 
+namespace kiln::abi {
+
+const kiln_op* op_handle(kiln_runtime* rt, const OpDef& def) {
+  std::lock_guard lock(rt->ops_mutex);
+  std::unique_ptr<kiln_op>& slot = rt->ops[&def];
+  if (!slot) {
+    const bool has_defaults = std::none_of(def.attrs.begin(), def.attrs.end(), [](const AttrSpec& a) { return a.required; });
+    std::vector<std::string> default_texts;
+    for (const AttrSpec& a : def.attrs) default_texts.push_back(a.required ? "" : attr_value_text(a.default_value));
+    slot.reset(new kiln_op{rt, &def, has_defaults, has_defaults ? def.default_attrs() : Attrs(), std::move(default_texts)});
+  }
+  return slot.get();
+}
+
+}  // namespace kiln::abi
+
 extern "C" {
 
 kiln_status kiln_op_find(kiln_runtime* rt, const char* name, const kiln_op** out) {
   KILN_REQUIRE(rt, name, out);
-  return guarded(__func__, [&] {
-    const kiln::OpDef& def = rt->runtime.op(name);
-    std::lock_guard lock(rt->ops_mutex);
-    std::unique_ptr<kiln_op>& slot = rt->ops[&def];
-    if (!slot) {
-      const bool has_defaults =
-          std::none_of(def.attrs.begin(), def.attrs.end(), [](const kiln::AttrSpec& a) { return a.required; });
-      slot.reset(new kiln_op{rt, &def, has_defaults, has_defaults ? def.default_attrs() : kiln::Attrs()});
-    }
-    *out = slot.get();
-  });
+  return guarded(__func__, [&] { *out = kiln::abi::op_handle(rt, rt->runtime.op(name)); });
 }
 
 kiln_status kiln_op_call(kiln_runtime* rt, const kiln_op* op, kiln_tensor* const* inputs, size_t n_inputs,

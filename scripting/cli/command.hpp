@@ -41,6 +41,7 @@ RuntimePtr open_runtime(const Command& command, const kiln_runtime_options* opti
 int run_command(const Command& self, Args args);
 int launch_command(const Command& self, Args args);
 int plugins_command(const Command& self, Args args);
+int ops_command(const Command& self, Args args);
 int plugin_check_command(const Command& self, Args args);
 int info_command(const Command& self, Args args);
 int version_command(const Command& self, Args args);

@@ -3,6 +3,7 @@
 //   kiln run [options] script.lua [args...]
 //   kiln launch --nproc-per-node N|gpu [options] script.lua [args...]
 //   kiln plugin-check [--device D] lib.so
+//   kiln ops [NAME]
 //   kiln plugins | kiln info | kiln version | kiln --help
 #include <array>
 #include <cstdio>
@@ -86,6 +87,17 @@ constexpr std::array kCommands = {
             "install's plugin folder): its name, version, file, and the layers, optimizers,\n"
             "schedules, data sources, transforms, strategies and ops it registers.\n",
             plugins_command},
+    Command{"ops", "list the ops, with their inputs and attributes",
+            "usage: kiln ops [NAME]\n"
+            "\n"
+            "Lists every op a runtime has by default: the built-in ones and those of the\n"
+            "plugins it loads (from KILN_PLUGIN_PATH and the install's plugin folder, as\n"
+            "kiln run loads them), in name order. For each: who provides it, its inputs\n"
+            "(optional ones, and one taking any number of tensors, are marked), its\n"
+            "attributes with their types and defaults, whether gradients flow through it,\n"
+            "and the dtypes it has kernels for on each device.\n"
+            "With NAME, only that op; an unknown name exits with 1 and names the closest.\n",
+            ops_command},
     Command{"plugin-check", "check that a plugin library conforms",
             "usage: kiln plugin-check [--device cpu|cuda:N] lib.so\n"
             "\n"

@@ -129,6 +129,7 @@ const char* dtype_name(kiln_dtype dtype);
 // open_nn adds kiln.nn; and so on.
 void open_tensor(lua_State* L);
 void open_functional(lua_State* L);  // kiln.F / kiln.nn.functional: ops, losses
+void open_op_listing(lua_State* L);  // kiln.ops: what each op takes
 void open_nn(lua_State* L);          // kiln.nn: layers, Sequential, Graph
 void open_optim(lua_State* L);       // kiln.optim: optimizers, schedules
 void open_data(lua_State* L);        // kiln.data: sources, transforms, loaders

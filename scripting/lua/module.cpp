@@ -79,6 +79,7 @@ int open_module(lua_State* L) {
   lua_setfield(L, -2, "version");
   open_tensor(L);
   open_functional(L);
+  open_op_listing(L);
   open_nn(L);
   open_optim(L);
   open_data(L);

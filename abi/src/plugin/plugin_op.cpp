@@ -5,7 +5,6 @@
 #include "plugin/plugin_op.hpp"
 
 #include <cstring>
-#include <variant>
 
 #include "convert.hpp"
 #include "handles.hpp"
@@ -60,23 +59,7 @@ class TempHandles {
 // A call's attribute values as kiln_attr, pointing into `values`.
 std::vector<kiln_attr> to_c_attrs(const OpDef& def, const Attrs& values) {
   std::vector<kiln_attr> out(def.attrs.size());
-  for (size_t i = 0; i < out.size(); ++i) {
-    kiln_attr& a = out[i];
-    a.name = def.attrs[i].name.c_str();
-    std::visit(
-        [&]<class V>(const V& v) {
-          if constexpr (std::is_same_v<V, int64_t>) a.type = KILN_ATTR_INT, a.value.i = v;
-          else if constexpr (std::is_same_v<V, double>) a.type = KILN_ATTR_FLOAT, a.value.f = v;
-          else if constexpr (std::is_same_v<V, bool>) a.type = KILN_ATTR_BOOL, a.value.b = v ? 1 : 0;
-          else if constexpr (std::is_same_v<V, std::vector<int64_t>>)
-            a.type = KILN_ATTR_INTS, a.value.ints = {v.data(), v.size()};
-          else if constexpr (std::is_same_v<V, std::vector<double>>)
-            a.type = KILN_ATTR_FLOATS, a.value.floats = {v.data(), v.size()};
-          else if constexpr (std::is_same_v<V, std::string>) a.type = KILN_ATTR_STRING, a.value.s = v.c_str();
-          else a.type = KILN_ATTR_DTYPE, a.value.dtype = from_dtype(v);
-        },
-        values[i]);
-  }
+  for (size_t i = 0; i < out.size(); ++i) out[i] = to_c_attr(def.attrs[i].name.c_str(), values[i]);
   return out;
 }
 

@@ -19,6 +19,7 @@ from .info import BuildInfo, build_info, status_name, version
 from ._library import library_path
 from .memory import BatchSizeResult, MemoryEstimate, estimate_memory, find_batch_size
 from .modules import Checkpoint, Graph, Module, Sequential, TensorSpec, layer, op_module
+from .op_listing import OpAttr, OpInfo, OpInput, ops
 from .ops import Op, op
 from .optim import LRSchedule, Optimizer
 from .profiler import profile
@@ -40,7 +41,7 @@ __all__ = [
     "Tensor", "tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "DType", "float32",
     "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool_", "backward", "no_grad", "grad_enabled",
     "autocast", "autocast_dtype", "profile",
-    "op", "Op", "functional", "F",
+    "op", "Op", "ops", "OpInfo", "OpInput", "OpAttr", "functional", "F",
     # modules, optimizers, data, training, checkpoints
     "Module", "Sequential", "Graph", "Checkpoint", "layer", "op_module", "TensorSpec", "Optimizer", "LRSchedule",
     "Example", "estimate_memory", "MemoryEstimate", "find_batch_size", "BatchSizeResult",

@@ -137,6 +137,36 @@ class PluginInfo(ctypes.Structure):
     ]
 
 
+class OpInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("name", c_char_p),
+        ("plugin", c_char_p),
+        ("num_inputs", c_size_t),
+        ("num_attrs", c_size_t),
+        ("has_backward", c_int),
+        ("writes_inputs", c_int),
+        ("is_view", c_int),
+        ("cpu_dtypes", c_uint32),
+        ("cuda_dtypes", c_uint32),
+    ]
+
+
+class OpInputInfo(ctypes.Structure):
+    _fields_ = [("size", c_size_t), ("name", c_char_p), ("optional", c_int), ("variadic", c_int)]
+
+
+class OpAttrInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("name", c_char_p),
+        ("type", c_int),
+        ("required", c_int),
+        ("default_text", c_char_p),
+        ("default_value", Attr),
+    ]
+
+
 class LoaderOptions(ctypes.Structure):
     _fields_ = [
         ("size", c_size_t),
@@ -365,6 +395,11 @@ SIGNATURES = {
     "kiln_op_find": (_STATUS, [_H, c_char_p, _OUT]),
     "kiln_op_call": (_STATUS, [_H, _H, _HANDLES, c_size_t, _ATTRS, c_size_t, _HANDLES, c_size_t, POINTER(c_size_t)]),
     "kiln_op_call1": (_STATUS, [_H, _H, _HANDLES, c_size_t, _ATTRS, c_size_t, _OUT]),
+    "kiln_op_count": (_STATUS, [_H, POINTER(c_size_t)]),
+    "kiln_op_at": (_STATUS, [_H, c_size_t, _OUT]),
+    "kiln_op_info_get": (_STATUS, [_H, POINTER(OpInfo)]),
+    "kiln_op_input_get": (_STATUS, [_H, c_size_t, POINTER(OpInputInfo)]),
+    "kiln_op_attr_get": (_STATUS, [_H, c_size_t, POINTER(OpAttrInfo)]),
     "kiln_registration_kind_name": (c_char_p, [c_int]),
     "kiln_plugin_load": (_STATUS, [_H, c_char_p]),
     "kiln_plugin_unload": (_STATUS, [_H, c_char_p]),

@@ -2,13 +2,17 @@
 
 Positional arguments are the op's inputs: Tensors, ndarrays (shared as
 kiln.from_numpy does), numbers and lists (made with the dtype of the first
-tensor input), or None to leave an optional input out (a bias). Keyword
-arguments are the op's attributes (see kiln._attrs for the conversions).
-An op with one output returns a Tensor, one with several a tuple.
+tensor input), or None to leave an optional input out (a bias). Positional
+arguments past the op's inputs take its attributes in schema order
+(kiln.op("split")(x, 0, [2, 3]) is split(x, dim=0, sizes=[2, 3])), unless
+its last input takes any number of tensors. Keyword arguments name
+attributes (see kiln._attrs for the conversions). An op with one output
+returns a Tensor, one with several a tuple. kiln.ops() lists every op with
+its inputs and attributes.
 """
 import ctypes
 
-from . import errors
+from . import errors, op_listing
 from ._attrs import AttrList
 from ._library import lib
 from .creation import as_tensor
@@ -53,6 +57,7 @@ def call_on(runtime, name, *inputs, **attrs):
 
 
 def _call_with(runtime, like, name, inputs, attrs):
+    inputs, attrs = op_listing.bind(op_listing.describe(runtime, name), inputs, attrs)
     made = []  # inputs converted from arrays and numbers, closed after the call
     tensors = []
     for value in inputs:

@@ -86,6 +86,7 @@ class Runtime(Handle):
         self._raw_address = out.value
         self._ops = {}
         self._ops_lock = threading.Lock()
+        self._op_infos = {}  # name -> kiln.OpInfo, filled by kiln.op_listing.describe
 
     @property
     def runtime(self):

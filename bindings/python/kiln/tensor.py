@@ -1,5 +1,5 @@
 """kiln.Tensor: a reference on a kiln tensor, with NumPy interchange,
-autograd and arithmetic.
+autograd, arithmetic, and every op of its runtime as a method.
 
 numpy() views the tensor's memory without a copy when the tensor is a
 contiguous CPU tensor (the array keeps the tensor alive), and copies
@@ -7,6 +7,7 @@ otherwise (strided views, GPU tensors). bf16 tensors refuse numpy() with
 kiln.Unsupported, since NumPy has no bf16: cast them first.
 """
 import ctypes
+import importlib
 import numbers
 
 import numpy as np
@@ -16,10 +17,16 @@ from ._handle import Handle
 from ._library import lib
 
 
-# ops and creation build on Tensor, so they are imported when first needed.
+# ops and creation build on Tensor, so they are imported when first needed;
+# the module of op calls by its full name, since the package's `ops` is
+# the listing function kiln.ops().
 def _ops():
-    from . import ops
-    return ops
+    return importlib.import_module(".ops", __package__)
+
+
+def _op_listing():
+    from . import op_listing
+    return op_listing
 
 
 def _as_tensor(value, runtime, like):
@@ -280,6 +287,36 @@ class Tensor(Handle):
 
     def max(self, dim=None, keepdim=False):
         return _ops().call("max", self, dims=_dims(dim), keepdim=keepdim)
+
+    # ---- every op of the runtime as a method ---------------------------------------------
+
+    def __getattr__(self, name):
+        """Every op of this tensor's runtime that takes a first input,
+        plugins' ops included, is a method, unless a method above has its
+        name: x.abs(), x.maximum(y), x.split(1, [2, 3]), x.softplus(beta=2)
+        are kiln.F.abs(x), kiln.F.maximum(x, y), ... with the same arguments
+        after x (see kiln.ops for what each op takes)."""
+        if name.startswith("_"):  # Python's and NumPy's probes, and attributes not set yet
+            raise AttributeError(name)
+        listing = _op_listing()
+        try:
+            info = listing.describe(self._runtime, name)
+        except errors.NotFound as unknown:
+            raise AttributeError(f"kiln.Tensor has no attribute '{name}', and its runtime no such op "
+                                 f"({unknown})") from None
+        if not info.inputs:
+            raise AttributeError(f"kiln.Tensor has no attribute '{name}': op {info.signature()} takes no input")
+
+        def method(*args, **attrs):
+            return _ops().call(name, self, *args, **attrs)
+
+        method.__name__ = name
+        method.__doc__ = f"kiln.F.{info.signature()}, with this tensor as '{info.inputs[0].name}'."
+        return method
+
+    def __dir__(self):
+        ops = [op.name for op in _op_listing().ops(runtime=self._runtime) if op.inputs]
+        return sorted(set(super().__dir__()) | set(ops))
 
     def __repr__(self):
         if self.closed:
