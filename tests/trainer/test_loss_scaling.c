@@ -194,7 +194,7 @@ static int line_three_reports_the_skip;
 static void visit_line(void* user, const char* line) {
   (void)user;
   if (++line_number == 3)
-    line_three_reports_the_skip = strstr(line, "\"loss_scale\":1024,") && strstr(line, "\"skipped\":1}");
+    line_three_reports_the_skip = strstr(line, "\"loss_scale\":1024,") && strstr(line, "\"skipped\":1,");
 }
 
 /* RELIABILITY promise 8: a NaN gradient at step 3 skips the step, halves the
