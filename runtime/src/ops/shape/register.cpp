@@ -1,0 +1,12 @@
+#include "families.hpp"
+#include "kiln/kernels/builtin_ops.hpp"
+
+namespace kiln {
+
+void register_shape_ops(OpRegistry& r) {
+  shape::register_view_ops(r);
+  shape::register_remap_ops(r);
+  shape::register_masked_fill_ops(r);
+}
+
+}  // namespace kiln
