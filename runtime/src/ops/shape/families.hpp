@@ -9,4 +9,10 @@ void register_view_ops(OpRegistry& r);         // squeeze, unsqueeze, flatten, n
 void register_remap_ops(OpRegistry& r);        // flip, roll, repeat, pad, tril, triu
 void register_masked_fill_ops(OpRegistry& r);  // masked_fill
 
+#ifdef KILN_WITH_CUDA
+// Kernels of the CUDA build for the ops above (kernels/cuda/shape_*.cu).
+void register_cuda_remap_kernels(OpRegistry& r);        // flip, ..., triu, repeat_backward, pad_backward
+void register_cuda_masked_fill_kernels(OpRegistry& r);  // masked_fill
+#endif
+
 }  // namespace kiln::shape

@@ -1,0 +1,84 @@
+// Shape, padding and masking ops on cuda:0 against the CPU: flip, roll,
+// repeat, pad (every mode), tril, triu and masked_fill in every dtype, with
+// the gradients of the floating ones; the views (squeeze, unsqueeze,
+// flatten, narrow) carry gradients on the device. Skipped with the reason
+// without a GPU.
+#include <catch2/catch.hpp>
+
+#include "device_test_support.hpp"
+#include "gpu_reference.hpp"
+#include "support/gradcheck.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// op(x; attrs) on both devices in every dtype, and its gradient in the
+// floating ones.
+void require_matches_in_every_dtype(Runtime& rt, const char* op, const Shape& shape, NamedAttrs named) {
+  const Attrs attrs = rt.op(op).make_attrs(named);
+  for (DType t : kAllDTypes) {
+    INFO(op << " in " << dtype_name(t) << " of " << to_string(shape));
+    const Tensor x = random_tensor(rt, shape, t, 0, 4, 7);
+    if (is_floating(t))
+      require_grads_match_cpu(rt, op_fn(rt, op, attrs), {x});
+    else
+      require_op_matches_cpu(rt, op, {x}, attrs);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("flip, roll, repeat, tril and triu on cuda:0 match the CPU", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  require_matches_in_every_dtype(rt, "flip", {3, 5, 4}, {{"dims", Ints{0, -1}}});
+  require_matches_in_every_dtype(rt, "roll", {3, 5, 4}, {{"shifts", Ints{7}}});
+  require_matches_in_every_dtype(rt, "roll", {3, 5, 4}, {{"shifts", Ints{-2, 1}}, {"dims", Ints{1, 2}}});
+  require_matches_in_every_dtype(rt, "repeat", {3, 5}, {{"repeats", Ints{2, 3, 2}}});
+  require_matches_in_every_dtype(rt, "tril", {2, 5, 4}, {{"diagonal", 1}});
+  require_matches_in_every_dtype(rt, "triu", {2, 5, 4}, {{"diagonal", -1}});
+  // Many elements: the grid-stride loops.
+  require_matches_in_every_dtype(rt, "flip", {700, 300}, {{"dims", Ints{1}}});
+}
+
+TEST_CASE("pad on cuda:0 matches the CPU in every mode", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  require_matches_in_every_dtype(rt, "pad", {2, 3, 5}, {{"pad", Ints{1, 2, 0, 3}}, {"value", 1.5}});
+  require_matches_in_every_dtype(rt, "pad", {2, 3, 5}, {{"pad", Ints{-1, 2}}});
+  require_matches_in_every_dtype(rt, "pad", {2, 3, 5}, {{"pad", Ints{4, 3, 2, 1}}, {"mode", "reflect"}});
+  require_matches_in_every_dtype(rt, "pad", {2, 3, 5}, {{"pad", Ints{4, 3, 2, 1, 1, 1}}, {"mode", "replicate"}});
+}
+
+TEST_CASE("masked_fill on cuda:0 broadcasts the mask like the CPU", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const Attrs attrs = rt.op("masked_fill").make_attrs({{"value", -2.0}});
+  const Tensor mask = make_tensor(rt, {5, 1}, {1, 0, 0, 1, 1}, DType::boolean);
+  for (DType t : kAllDTypes) {
+    INFO("masked_fill in " << dtype_name(t));
+    const Tensor x = random_tensor(rt, {4, 5, 6}, t, 0, 4, 9);
+    if (is_floating(t))
+      require_grads_match_cpu(rt, [&](const std::vector<Tensor>& in) {
+        return rt.call1(rt.op("masked_fill"), {in[0], in[1]}, attrs);
+      }, {x, mask});
+    else
+      require_op_matches_cpu(rt, "masked_fill", {x, mask}, attrs);
+  }
+}
+
+TEST_CASE("squeeze, unsqueeze, flatten and narrow keep gradients on cuda:0", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const TensorFn views = [&](const std::vector<Tensor>& in) {
+    Tensor t = rt.call1("unsqueeze", {in[0]}, {{"dim", 1}});
+    t = rt.call1("narrow", {t}, {{"dim", -1}, {"start", 1}, {"length", 3}});
+    t = rt.call1("flatten", {t}, {{"start_dim", 1}});
+    return rt.call1("squeeze", {rt.call1("unsqueeze", {t}, {{"dim", 0}})});
+  };
+  for (DType t : {DType::f32, DType::f64, DType::bf16}) require_grads_match_cpu(rt, views, {random_tensor(rt, {3, 4, 5}, t)});
+}
