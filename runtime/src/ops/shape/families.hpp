@@ -8,6 +8,8 @@ namespace kiln::shape {
 void register_view_ops(OpRegistry& r);         // squeeze, unsqueeze, flatten, narrow
 void register_remap_ops(OpRegistry& r);        // flip, roll, repeat, pad, tril, triu
 void register_masked_fill_ops(OpRegistry& r);  // masked_fill
+void register_index_ops(OpRegistry& r);        // index_select, index_add
+void register_scatter_ops(OpRegistry& r);      // scatter, scatter_add
 
 #ifdef KILN_WITH_CUDA
 // Kernels of the CUDA build for the ops above (kernels/cuda/shape_*.cu).
