@@ -82,3 +82,44 @@ TEST_CASE("squeeze, unsqueeze, flatten and narrow keep gradients on cuda:0", "[g
   };
   for (DType t : {DType::f32, DType::f64, DType::bf16}) require_grads_match_cpu(rt, views, {random_tensor(rt, {3, 4, 5}, t)});
 }
+
+TEST_CASE("index_select, index_add, scatter and scatter_add on cuda:0 match the CPU", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const Tensor rows = make_tensor(rt, {5}, {3, 0, 3, 1, 2}, DType::i64);
+  const Tensor scatter_index = make_tensor(rt, {2, 3}, {3, 0, 1, 0, 2, 2}, DType::i32);
+  for (DType t : kAllDTypes) {
+    INFO("in " << dtype_name(t));
+    const Tensor x = random_tensor(rt, {4, 3}, t, 0, 4, 11);
+    const Tensor src = random_tensor(rt, {3, 3}, t, 0, 4, 12);
+    const Attrs dim0 = rt.op("index_select").make_attrs({{"dim", 0}});
+    const Attrs scatter_dim0 = rt.op("scatter").make_attrs({{"dim", 0}});
+    if (!is_floating(t)) {
+      require_op_matches_cpu(rt, "index_select", {x, rows}, dim0);
+      require_op_matches_cpu(rt, "scatter", {x, scatter_index, src}, scatter_dim0);
+      continue;
+    }
+    require_grads_match_cpu(rt, op_fn(rt, "index_select", dim0), {x, rows});
+    require_grads_match_cpu(rt, op_fn(rt, "index_add", rt.op("index_add").make_attrs({{"dim", 1}, {"alpha", 0.5}})),
+                            {x, make_tensor(rt, {2}, {2, 2}, DType::i64), random_tensor(rt, {4, 2}, t, 0, 4, 13)});
+    // scatter's CPU and GPU kernels may keep different writes for a
+    // repeated index: compare with distinct ones only.
+    require_grads_match_cpu(rt, op_fn(rt, "scatter", scatter_dim0),
+                            {x, make_tensor(rt, {2, 3}, {3, 0, 1, 0, 2, 2}, DType::i64), src});
+    require_grads_match_cpu(rt, op_fn(rt, "scatter_add", scatter_dim0), {x, scatter_index, src});
+  }
+}
+
+TEST_CASE("indexing ops on cuda:0 throw the CPU's error for an index out of range", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const Tensor x = to_device(rt, random_tensor(rt, {3, 2}, DType::f32), kGpu);
+  const Tensor bad = to_device(rt, make_tensor(rt, {2}, {0, 3}, DType::i64), kGpu);
+  require_error([&] { rt.call1("index_select", {x, bad}, {{"dim", 0}}); }, Status::invalid_argument,
+                {"index_select", "index 3 is out of range for dimension 0 of size 3"});
+  require_error([&] { rt.call1("index_add", {x, bad, x}, {{"dim", 0}}); }, Status::invalid_argument,
+                {"index_add", "index 3 is out of range"});
+  const Tensor bad2 = to_device(rt, make_tensor(rt, {1, 2}, {0, 2}, DType::i64), kGpu);
+  require_error([&] { rt.call1("scatter_add", {x, bad2, x}, {{"dim", 1}}); }, Status::invalid_argument,
+                {"scatter_add", "index 2 is out of range for dimension 1 of size 2"});
+}

@@ -3,10 +3,7 @@
 // (ops/shape/remap.hpp, the map the CPU kernels run) or the fill value; the
 // backward ops add the gradient back with atomics: straight into f32 and
 // f64 outputs, through an f32 scratch for f16 and bf16.
-#include "element.cuh"
-#include "fill.hpp"
-#include "map.cuh"
-#include "kiln/runtime.hpp"
+#include "shape_sums.cuh"
 #include "../../ops/shape/families.hpp"
 #include "../../ops/shape/remap.hpp"
 
@@ -46,21 +43,16 @@ struct AddBack {
   }
 };
 
-template <class T>
-struct ToElement {
-  __device__ T operator()(float v) const { return cuda::from_math<T>(v); }
-};
-
 // *_backward(grad; forward's attributes, input_shape) -> input_shape
 struct RemapBackwardKernels {
   template <class T> static void kernel(const KernelCall& c) {
     const Tensor& grad = c.inputs[0];
     Tensor& out = c.outputs[0];
-    Tensor acc = cuda::is_16bit_float_v<T> ? c.runtime.empty(out.shape(), DType::f32, out.device()) : out;
-    cuda::fill(acc, 0.0);
+    const char* what = c.op.name.c_str();
+    const Tensor acc = cuda::start_sums<T>(c.runtime, out, Tensor(), what);
     const AddBack<T> add{grad.data<T>(), acc.data<acc_t<T>>(), build_remap(c.op, c.attrs, out.shape())};
-    cuda::run_for_each(c.op.name.c_str(), out, grad.numel(), add);
-    if constexpr (cuda::is_16bit_float_v<T>) cuda::Map<T, float>::run_dense(c.op.name.c_str(), out, ToElement<T>{}, acc);
+    cuda::run_for_each(what, out, grad.numel(), add);
+    cuda::finish_sums<T>(acc, out, what);
   }
 };
 

@@ -13,8 +13,9 @@ void register_scatter_ops(OpRegistry& r);      // scatter, scatter_add
 
 #ifdef KILN_WITH_CUDA
 // Kernels of the CUDA build for the ops above (kernels/cuda/shape_*.cu).
-void register_cuda_remap_kernels(OpRegistry& r);        // flip, ..., triu, repeat_backward, pad_backward
-void register_cuda_masked_fill_kernels(OpRegistry& r);  // masked_fill
+void register_cuda_remap_kernels(OpRegistry& r);           // flip, ..., triu, repeat_backward, pad_backward
+void register_cuda_masked_fill_kernels(OpRegistry& r);     // masked_fill
+void register_cuda_select_scatter_kernels(OpRegistry& r);  // index_select, index_add, scatter, scatter_add
 #endif
 
 }  // namespace kiln::shape

@@ -12,6 +12,7 @@ void register_shape_ops(OpRegistry& r) {
 #ifdef KILN_WITH_CUDA
   shape::register_cuda_remap_kernels(r);
   shape::register_cuda_masked_fill_kernels(r);
+  shape::register_cuda_select_scatter_kernels(r);
 #endif
 }
 
