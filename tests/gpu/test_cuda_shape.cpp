@@ -123,3 +123,21 @@ TEST_CASE("indexing ops on cuda:0 throw the CPU's error for an index out of rang
   require_error([&] { rt.call1("scatter_add", {x, bad2, x}, {{"dim", 1}}); }, Status::invalid_argument,
                 {"scatter_add", "index 2 is out of range for dimension 1 of size 2"});
 }
+
+TEST_CASE("stack and chunk on cuda:0 match the CPU", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  for (DType t : {DType::f32, DType::f64, DType::bf16}) {
+    INFO("in " << dtype_name(t));
+    const TensorFn stack_then_chunk = [&](const std::vector<Tensor>& in) {
+      const OpDef& stack = rt.op("stack");
+      const Tensor joined = rt.call1(stack, in, stack.make_attrs({{"dim", 1}}));
+      const std::vector<Tensor> pieces = rt.call("chunk", {joined}, {{"chunks", 2}, {"dim", -1}});
+      return rt.call1("mul", {pieces[0], pieces[1]});
+    };
+    require_grads_match_cpu(rt, stack_then_chunk, {random_tensor(rt, {3, 4}, t, -1, 1, 21),
+                                                   random_tensor(rt, {3, 4}, t, -1, 1, 22)});
+  }
+  require_op_matches_cpu(rt, "chunk", {random_tensor(rt, {7, 2}, DType::i64, 0, 9, 23)},
+                         rt.op("chunk").make_attrs({{"chunks", 3}}));
+}

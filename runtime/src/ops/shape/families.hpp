@@ -10,6 +10,7 @@ void register_remap_ops(OpRegistry& r);        // flip, roll, repeat, pad, tril,
 void register_masked_fill_ops(OpRegistry& r);  // masked_fill
 void register_index_ops(OpRegistry& r);        // index_select, index_add
 void register_scatter_ops(OpRegistry& r);      // scatter, scatter_add
+void register_stack_chunk_ops(OpRegistry& r);  // stack, chunk
 
 #ifdef KILN_WITH_CUDA
 // Kernels of the CUDA build for the ops above (kernels/cuda/shape_*.cu).

@@ -9,6 +9,7 @@ void register_shape_ops(OpRegistry& r) {
   shape::register_masked_fill_ops(r);
   shape::register_index_ops(r);
   shape::register_scatter_ops(r);
+  shape::register_stack_chunk_ops(r);
 #ifdef KILN_WITH_CUDA
   shape::register_cuda_remap_kernels(r);
   shape::register_cuda_masked_fill_kernels(r);
