@@ -141,3 +141,13 @@ TEST_CASE("stack and chunk on cuda:0 match the CPU", "[gpu][shape]") {
   require_op_matches_cpu(rt, "chunk", {random_tensor(rt, {7, 2}, DType::i64, 0, 9, 23)},
                          rt.op("chunk").make_attrs({{"chunks", 3}}));
 }
+
+TEST_CASE("one_hot on cuda:0 matches the CPU and checks the indices", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  const Tensor labels = make_tensor(rt, {2, 3}, {4, 0, 1, 1, 3, 0}, DType::i64);
+  require_op_matches_cpu(rt, "one_hot", {labels}, rt.op("one_hot").default_attrs());
+  require_op_matches_cpu(rt, "one_hot", {labels}, rt.op("one_hot").make_attrs({{"num_classes", 7}}));
+  require_error([&] { rt.call1("one_hot", {to_device(rt, labels, kGpu)}, {{"num_classes", 4}}); },
+                Status::invalid_argument, {"one_hot", "class index 4 is out of range for 4 classes"});
+}

@@ -55,3 +55,9 @@ expect.error(function() return x:pad{pad = {3, 0}, mode = "reflect"} end,
 expect.error(function() return x:index_select(kiln.tensor({5}, {dtype = "i64"}), {dim = 0}) end,
              "index 5 is out of range for dimension 0 of size 2")
 expect.error(function() return x:flip{dims = {2}} end, "op 'flip': dimension 2 is out of range")
+
+-- one_hot: i64 class indices in, i64 out.
+local hot = kiln.tensor({2, 0}, {dtype = "i64"}):one_hot()
+expect.tensor(hot, {{0, 0, 1}, {1, 0, 0}})
+assert(hot:dtype() == "i64", "one_hot gives i64")
+expect.shape(kiln.tensor({1}, {dtype = "i64"}):one_hot{num_classes = 5}, {1, 5})

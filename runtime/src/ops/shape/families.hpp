@@ -11,6 +11,7 @@ void register_masked_fill_ops(OpRegistry& r);  // masked_fill
 void register_index_ops(OpRegistry& r);        // index_select, index_add
 void register_scatter_ops(OpRegistry& r);      // scatter, scatter_add
 void register_stack_chunk_ops(OpRegistry& r);  // stack, chunk
+void register_one_hot_ops(OpRegistry& r);      // one_hot
 
 #ifdef KILN_WITH_CUDA
 // Kernels of the CUDA build for the ops above (kernels/cuda/shape_*.cu).

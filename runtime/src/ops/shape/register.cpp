@@ -10,6 +10,7 @@ void register_shape_ops(OpRegistry& r) {
   shape::register_index_ops(r);
   shape::register_scatter_ops(r);
   shape::register_stack_chunk_ops(r);
+  shape::register_one_hot_ops(r);
 #ifdef KILN_WITH_CUDA
   shape::register_cuda_remap_kernels(r);
   shape::register_cuda_masked_fill_kernels(r);
