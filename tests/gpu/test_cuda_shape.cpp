@@ -151,3 +151,15 @@ TEST_CASE("one_hot on cuda:0 matches the CPU and checks the indices", "[gpu][sha
   require_error([&] { rt.call1("one_hot", {to_device(rt, labels, kGpu)}, {{"num_classes", 4}}); },
                 Status::invalid_argument, {"one_hot", "class index 4 is out of range for 4 classes"});
 }
+
+TEST_CASE("prelu on cuda:0 matches the CPU, gradients included", "[gpu][shape]") {
+  Runtime rt;
+  if (skip_without_gpu(rt)) return;
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
+    INFO("prelu in " << dtype_name(t));
+    const Tensor x = random_tensor(rt, {4, 3, 50}, t, -1, 1, 31);
+    const TensorFn prelu = op_fn(rt, "prelu", rt.op("prelu").default_attrs());
+    require_grads_match_cpu(rt, prelu, {x, random_tensor(rt, {3}, t, 0, 1, 32)});
+    require_grads_match_cpu(rt, prelu, {x, random_tensor(rt, {1}, t, 0, 1, 33)});
+  }
+}

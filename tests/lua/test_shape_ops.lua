@@ -61,3 +61,6 @@ local hot = kiln.tensor({2, 0}, {dtype = "i64"}):one_hot()
 expect.tensor(hot, {{0, 0, 1}, {1, 0, 0}})
 assert(hot:dtype() == "i64", "one_hot gives i64")
 expect.shape(kiln.tensor({1}, {dtype = "i64"}):one_hot{num_classes = 5}, {1, 5})
+
+-- prelu: one slope per channel (dim 1).
+expect.tensor(kiln.tensor({{-2, 2}, {-4, 4}}):prelu(kiln.tensor({0.5, 0.25})), {{-1, 2}, {-2, 4}})
