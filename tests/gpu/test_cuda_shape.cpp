@@ -80,7 +80,8 @@ TEST_CASE("squeeze, unsqueeze, flatten and narrow keep gradients on cuda:0", "[g
     t = rt.call1("flatten", {t}, {{"start_dim", 1}});
     return rt.call1("squeeze", {rt.call1("unsqueeze", {t}, {{"dim", 0}})});
   };
-  for (DType t : {DType::f32, DType::f64, DType::bf16}) require_grads_match_cpu(rt, views, {random_tensor(rt, {3, 4, 5}, t)});
+  for (DType t : {DType::f32, DType::f64, DType::bf16})
+    require_grads_match_cpu(rt, views, {random_tensor(rt, {3, 4, 5}, t)});
 }
 
 TEST_CASE("index_select, index_add, scatter and scatter_add on cuda:0 match the CPU", "[gpu][shape]") {

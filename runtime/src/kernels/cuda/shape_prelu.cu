@@ -16,7 +16,9 @@ struct PreluAt {
   const T* x;
   const T* w;
   PreluGeometry g;
-  __device__ T operator()(int64_t i) const { return from_math<T>(prelu_value(to_math(x[i]), to_math(w[g.channel(i)]))); }
+  __device__ T operator()(int64_t i) const {
+    return from_math<T>(prelu_value(to_math(x[i]), to_math(w[g.channel(i)])));
+  }
 };
 
 struct PreluKernels {

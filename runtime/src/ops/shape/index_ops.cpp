@@ -16,8 +16,8 @@ using reduction::visit_index_dtype;
 int64_t check_index_vector(const InferCall& c, size_t i) {
   reduction::check_index_dtype(c, i);
   const Tensor& index = c.inputs[i];
-  KILN_CHECK(index.rank() <= 1, Status::shape_mismatch, "op '", c.op.name, "': index must be 1-D (or a scalar), got shape ",
-             to_string(index.shape()));
+  KILN_CHECK(index.rank() <= 1, Status::shape_mismatch, "op '", c.op.name,
+             "': index must be 1-D (or a scalar), got shape ", to_string(index.shape()));
   return index.numel();
 }
 
@@ -117,7 +117,8 @@ std::vector<Tensor> index_add_backward(const BackwardCall& c) {
   if (c.needs_input_grad[0]) grads[0] = grad;
   if (c.needs_input_grad[2]) {
     const OpDef& select = c.runtime.op("index_select");
-    Tensor g = c.runtime.call1(select, {grad, c.inputs[1]}, select.make_attrs({{"dim", c.op.attr_int(c.attrs, "dim")}}));
+    Tensor g = c.runtime.call1(select, {grad, c.inputs[1]},
+                               select.make_attrs({{"dim", c.op.attr_int(c.attrs, "dim")}}));
     const double alpha = c.op.attr_real(c.attrs, "alpha");
     if (alpha != 1.0) g = c.runtime.call1("mul_scalar", {g}, {{"value", alpha}});
     grads[2] = g;

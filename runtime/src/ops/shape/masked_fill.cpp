@@ -21,7 +21,9 @@ void masked_fill_kernel(const KernelCall& c) {
   T* dst = out.data<T>();
   c.runtime.thread_pool().parallel_for(out.numel(), cpu::kElementGrain, [&](int64_t b, int64_t e) {
     cpu::for_each_offset2(out.shape(), in.strides(), mask_strides, b, e,
-                          [&](int64_t i, int64_t in_off, int64_t mask_off) { dst[i] = m[mask_off] ? fill : src[in_off]; });
+                          [&](int64_t i, int64_t in_off, int64_t mask_off) {
+                            dst[i] = m[mask_off] ? fill : src[in_off];
+                          });
   });
 }
 

@@ -192,7 +192,9 @@ void remap_backward_kernel(const KernelCall& c) {
 // ---- backward ----------------------------------------------------------------------
 
 // flip, tril and triu: the gradient goes through the same op.
-std::vector<Tensor> self_backward(const BackwardCall& c) { return {c.runtime.call1(c.op, {c.grad_outputs[0]}, c.attrs)}; }
+std::vector<Tensor> self_backward(const BackwardCall& c) {
+  return {c.runtime.call1(c.op, {c.grad_outputs[0]}, c.attrs)};
+}
 
 std::vector<Tensor> roll_backward(const BackwardCall& c) {
   std::vector<int64_t> shifts = c.op.attr_ints(c.attrs, "shifts");

@@ -98,9 +98,11 @@ TEST_CASE("indexing ops name the bad index, dim or shape", "[shape][index]") {
                 Status::dtype_mismatch, {"source is f32 but input is f64"});
   require_error([&] { rt.call1("scatter", {x, make_tensor(rt, {1, 1}, {3}, DType::i64), x}, {{"dim", 0}}); },
                 Status::invalid_argument, {"scatter", "index 3 is out of range for dimension 0 of size 3"});
-  require_error([&] { rt.call1("scatter_add", {x, make_tensor(rt, {1, 3}, {0, 0, 0}, DType::i64), iota(rt, {3, 3})}, {{"dim", 0}}); },
+  const Tensor wide = make_tensor(rt, {1, 3}, {0, 0, 0}, DType::i64);
+  require_error([&] { rt.call1("scatter_add", {x, wide, iota(rt, {3, 3})}, {{"dim", 0}}); },
                 Status::shape_mismatch, {"scatter_add", "is larger than input [3, 2] in dimension 1"});
-  require_error([&] { rt.call1("scatter", {x, make_tensor(rt, {2, 1}, {0, 0}, DType::i64), iota(rt, {1, 2})}, {{"dim", 1}}); },
+  const Tensor tall = make_tensor(rt, {2, 1}, {0, 0}, DType::i64);
+  require_error([&] { rt.call1("scatter", {x, tall, iota(rt, {1, 2})}, {{"dim", 1}}); },
                 Status::shape_mismatch, {"index [2, 1] is larger than src [1, 2] in dimension 0"});
   require_error([&] { rt.call1("scatter", {x, indices(rt, {0}), x}, {{"dim", 0}}); }, Status::shape_mismatch,
                 {"must have the same rank"});

@@ -36,10 +36,11 @@ TEST_CASE("masked_fill refuses masks it cannot use", "[shape][masked_fill]") {
   require_error([&] { rt.call1("masked_fill", {x, make_tensor(rt, {3}, {1, 0, 1}, DType::f32)}, {{"value", 0.0}}); },
                 Status::dtype_mismatch, {"masked_fill", "mask must be bool, got f32"});
   require_error([&] { rt.call1("masked_fill", {x, make_tensor(rt, {2}, {1, 0}, DType::boolean)}, {{"value", 0.0}}); },
-                Status::shape_mismatch, {"masked_fill", "mask of shape [2] does not broadcast to the input's shape [2, 3]"});
-  require_error(
-      [&] { rt.call1("masked_fill", {x, make_tensor(rt, {1, 2, 3}, {1, 0, 1, 0, 1, 0}, DType::boolean)}, {{"value", 0.0}}); },
-      Status::shape_mismatch, {"mask of shape [1, 2, 3] does not broadcast"});
+                Status::shape_mismatch,
+                {"masked_fill", "mask of shape [2] does not broadcast to the input's shape [2, 3]"});
+  const Tensor deeper = make_tensor(rt, {1, 2, 3}, {1, 0, 1, 0, 1, 0}, DType::boolean);
+  require_error([&] { rt.call1("masked_fill", {x, deeper}, {{"value", 0.0}}); }, Status::shape_mismatch,
+                {"mask of shape [1, 2, 3] does not broadcast"});
 }
 
 TEST_CASE("masked_fill gradient matches finite differences", "[shape][masked_fill][grad]") {
