@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -159,15 +160,21 @@ std::vector<RankLaunch> plan_ranks(const LaunchOptions& options, const ScriptCom
   // kiln's own executable, even if its file was replaced since; or the program.
   const std::string program = options.no_lua ? line.script : "/proc/self/exe";
 
+  const std::string threads = std::to_string(rank_threads(line.run, options.nproc));
   std::vector<RankLaunch> ranks;
   for (int local = 0; local < options.nproc; ++local) {
     const int rank = options.node_rank * options.nproc + local;
-    const std::vector<std::pair<std::string, std::string>> vars = {
+    std::vector<std::pair<std::string, std::string>> vars = {
         {"RANK", std::to_string(rank)},        {"WORLD_SIZE", std::to_string(options.nnodes * options.nproc)},
         {"LOCAL_RANK", std::to_string(local)}, {"LOCAL_WORLD_SIZE", std::to_string(options.nproc)},
         {"MASTER_ADDR", options.master_addr},  {"MASTER_PORT", std::to_string(options.master_port)},
-        {"KILN_NUM_THREADS", std::to_string(rank_threads(line.run, options.nproc))},
+        {"KILN_NUM_THREADS", threads},
     };
+    // oneDNN runs its primitives on an OpenMP pool of one thread per core,
+    // whatever the runtime's own thread count: N ranks would each start one
+    // and spin on every core. The same share bounds it, unless the user set
+    // OMP_NUM_THREADS, as torchrun does.
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) vars.emplace_back("OMP_NUM_THREADS", threads);
     ranks.push_back(RankLaunch{rank, program, argv, rank_environment(vars)});
   }
   return ranks;
