@@ -39,7 +39,7 @@ Runtime::Runtime(const RuntimeOptions& options)
       devices_(cuda_inventory()),
       cpu_allocator_(std::make_shared<CpuAllocator>()),
       pool_(default_threads(options.num_threads) - 1),  // the calling thread is a worker too
-      dnnl_(std::make_unique<DnnlContext>()),
+      dnnl_(std::make_unique<DnnlContext>(pool_.num_workers())),
       rendezvous_(std::make_unique<dist::RendezvousCache>()) {
   rng_.seed = options.seed;
   cuda_allocators_.resize(size_t(devices_.cuda_device_count));

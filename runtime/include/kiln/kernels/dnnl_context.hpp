@@ -1,6 +1,7 @@
-// oneDNN state of one runtime: the CPU engine, a stream, and primitives cached
+// oneDNN state of one runtime: the CPU engine, a stream, primitives cached
 // by a key that encodes the op, shapes and attributes, so a shape seen before
-// costs a hash lookup instead of a JIT compile.
+// costs a hash lookup instead of a JIT compile, and the runtime's thread
+// count, which bounds oneDNN's OpenMP pool.
 #pragma once
 
 #include <dnnl.hpp>
@@ -14,7 +15,8 @@ namespace kiln {
 
 class DnnlContext {
  public:
-  DnnlContext() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+  explicit DnnlContext(int num_threads)
+      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), num_threads_(num_threads) {}
 
   const dnnl::engine& engine() const { return engine_; }
   dnnl::stream& stream() { return stream_; }
@@ -35,14 +37,17 @@ class DnnlContext {
     return cache_.size();
   }
 
-  // oneDNN streams are not thread-safe; kernels hold this while executing.
-  std::mutex& execute_mutex() { return execute_mutex_; }
+  // Kernels hold this while executing: oneDNN streams are not thread-safe.
+  // It also bounds the OpenMP pool oneDNN runs on (one thread per core
+  // otherwise, whatever the runtime's own count) for the calling thread.
+  std::unique_lock<std::mutex> lock_for_execution();
 
  private:
   dnnl::engine engine_;
   dnnl::stream stream_;
   mutable std::mutex mutex_;
   std::mutex execute_mutex_;
+  int num_threads_;
   std::unordered_map<std::string, std::shared_ptr<void>> cache_;
 };
 

@@ -28,7 +28,7 @@ dnnl::eltwise_forward::primitive_desc forward_pd(const dnnl::engine& engine, con
 
 void execute(Runtime& rt, const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
   DnnlContext& ctx = rt.dnnl();
-  std::lock_guard lock(ctx.execute_mutex());
+  const auto lock = ctx.lock_for_execution();
   prim.execute(ctx.stream(), args);
   ctx.stream().wait();
 }

@@ -102,7 +102,7 @@ void execute_in_chosen_layouts(DnnlContext& ctx, const ChosenPrimitive<Prim>& c,
     else
       before.emplace_back(plain, scratch);
   }
-  std::lock_guard lock(ctx.execute_mutex());
+  const auto lock = ctx.lock_for_execution();
   for (auto& [from, to] : before) dnnl::reorder(from, to).execute(ctx.stream(), from, to);
   c.prim.execute(ctx.stream(), prim_args);
   for (auto& [from, to] : after) dnnl::reorder(from, to).execute(ctx.stream(), from, to);

@@ -40,7 +40,7 @@ std::shared_ptr<ForwardBundle<Log>> forward_bundle(DnnlContext& ctx, const Softm
 }
 
 void execute(DnnlContext& ctx, const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
-  std::lock_guard lock(ctx.execute_mutex());
+  const auto lock = ctx.lock_for_execution();
   p.execute(ctx.stream(), args);
   ctx.stream().wait();
 }
