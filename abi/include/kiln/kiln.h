@@ -103,8 +103,9 @@ KILN_API kiln_status kiln_error_set(kiln_status status, const char* message);
  *   kiln_runtime_options o = {.size = sizeof(kiln_runtime_options), .seed = 42}; */
 typedef struct kiln_runtime_options {
   size_t size;
-  /* CPU kernel threads; 0: KILN_NUM_THREADS when set (kiln launch gives
-   * each rank its share of the cores there), else one per hardware thread. */
+  /* CPU kernel threads, kiln's own pool and oneDNN's OpenMP pool alike;
+   * 0: KILN_NUM_THREADS when set (kiln launch gives each rank its share of
+   * the cores there), else one per hardware thread. */
   int num_threads;
   uint64_t seed;   /* initial seed of the random stream */
   /* Plugins are loaded at creation from, in order: `plugin_paths` (files, or
