@@ -9,6 +9,7 @@
 //     eval_every = 0,                          -- steps between evaluations; 0: after every epoch
 //     log_every = 50, progress = "auto",       -- "auto" | "bar" | "lines" | "quiet"
 //     metrics = "run.jsonl",                   -- JSON lines of every step and evaluation
+//     tensorboard = "runs/exp1",               -- a folder for TensorBoard's event files (scalars)
 //     input_field = "input", target_field = "target",
 //     on_step = function(m) end,               -- m: the fields of kiln_step_metrics by their C names
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
@@ -280,15 +281,17 @@ int fit(lua_State* L) {
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
                       "checkpoint_every", "resume", "strategy", "strategy_options", "precision",
-                      "loss_scale"});
+                      "loss_scale", "tensorboard"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
+  const std::string tensorboard = opt_string_field(L, 1, "tensorboard");
   const std::string input_field = opt_string_field(L, 1, "input_field");
   const std::string target_field = opt_string_field(L, 1, "target_field");
   const std::string checkpoint = opt_string_field(L, 1, "checkpoint");
   const std::string resume = opt_string_field(L, 1, "resume");
   const std::string precision = opt_string_field(L, 1, "precision");
   if (!metrics.empty()) refuse_files_in_sandbox(L, "kiln.fit: metrics");
+  if (!tensorboard.empty()) refuse_files_in_sandbox(L, "kiln.fit: tensorboard");
   if (!checkpoint.empty()) refuse_files_in_sandbox(L, "kiln.fit: checkpoint");
   if (!resume.empty()) refuse_files_in_sandbox(L, "kiln.fit: resume");
 
@@ -308,6 +311,7 @@ int fit(lua_State* L) {
   o.log_every = opt_integer_field(L, 1, "log_every", 50);
   o.progress = check_progress(L, 1);
   o.metrics_path = metrics.empty() ? nullptr : metrics.c_str();
+  o.tensorboard_dir = tensorboard.empty() ? nullptr : tensorboard.c_str();
   o.input_field = input_field.empty() ? nullptr : input_field.c_str();
   o.target_field = target_field.empty() ? nullptr : target_field.c_str();
   o.checkpoint_path = checkpoint.empty() ? nullptr : checkpoint.c_str();

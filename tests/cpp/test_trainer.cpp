@@ -3,6 +3,8 @@
 // it keeps alive, and moving it; f16 with dynamic loss scaling;
 // kiln::evaluate and kiln::Strategy.
 #include <cstdio>
+#include <filesystem>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -194,6 +196,8 @@ TEST_CASE("Trainer with a schedule, a strategy, metrics and checkpoints as it go
   Setup s;
   const std::string metrics = KILN_CPP_TEST_DIR "/trainer_metrics.jsonl";
   const std::string checkpoint = KILN_CPP_TEST_DIR "/trainer_every.safetensors";
+  const std::string tensorboard = KILN_CPP_TEST_DIR "/trainer_tensorboard";
+  std::filesystem::remove_all(tensorboard);
   const kiln::LrSchedule halving(s.rt, "step", {{"step_size", 1}, {"gamma", 0.5}});
   const kiln::Strategy single(s.rt, "single");
   kiln::TrainerOptions o = s.options();
@@ -203,6 +207,7 @@ TEST_CASE("Trainer with a schedule, a strategy, metrics and checkpoints as it go
   o.metrics_path = metrics;
   o.checkpoint_every = 2;
   o.checkpoint_path = checkpoint;
+  o.tensorboard_dir = tensorboard;
   std::vector<double> rates;
   o.on_step = [&rates](const kiln::StepMetrics& m) {
     rates.push_back(m.lr);
@@ -213,11 +218,14 @@ TEST_CASE("Trainer with a schedule, a strategy, metrics and checkpoints as it go
   std::FILE* f = std::fopen(metrics.c_str(), "r");
   CHECK(f != nullptr);
   if (f) std::fclose(f);
+  const auto events = std::filesystem::directory_iterator(tensorboard);
+  CHECK(std::distance(events, std::filesystem::directory_iterator()) == 1);
   kiln::Trainer resumed(s.rt, s.options());
   resumed.load(checkpoint);  // written at step 2
   CHECK(resumed.step()->step == 3);
   std::remove(metrics.c_str());
   std::remove(checkpoint.c_str());
+  std::filesystem::remove_all(tensorboard);
 }
 
 TEST_CASE("Trainer save and load: a rebuilt trainer continues with the same steps", "[trainer][checkpoint]") {

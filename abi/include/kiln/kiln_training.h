@@ -234,6 +234,18 @@ typedef struct kiln_trainer_options {
   double loss_scale_backoff;   /* in (0, 1) (default 0.5) */
   int64_t loss_scale_interval; /* clean steps before the scale grows (default 2000) */
   double loss_scale_min;       /* > 0 and <= loss_scale_init (default 1) */
+  /* A folder for TensorBoard (`tensorboard --logdir <folder>`); NULL: none.
+   * It is made (with its parents) when the trainer is created, which fails
+   * with KILN_ERR_IO naming it when it cannot be, and a new event file
+   * (events.out.tfevents.<seconds>.<host>.<pid>.<n>) goes into it, written
+   * by kiln in TensorBoard's record format. Every step adds the scalars
+   * train/loss, train/lr, train/grad_norm, train/samples_per_second,
+   * train/step_seconds, train/input_wait_seconds and memory/peak_cpu_bytes,
+   * with memory/peak_gpu_bytes on a GPU and train/loss_scale when loss
+   * scaling is on; every evaluation eval/loss and eval/accuracy (when the
+   * targets are class indices). Each event is flushed as it is written. As
+   * metrics_path, only rank 0 writes. */
+  const char* tensorboard_dir;
 } kiln_trainer_options;
 
 /* With a strategy over several processes ("ddp"), the trainer attaches it

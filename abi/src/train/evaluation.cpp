@@ -135,6 +135,7 @@ kiln_eval_metrics evaluate(kiln_trainer& t, kiln_loader* loader) {
   // After an epoch's last step, the epoch that step belonged to.
   m.epoch = s.step > 0 ? s.last_step.epoch : s.epoch;
   t.metrics->write(m);
+  t.tensorboard->write(m);
   t.progress->eval(m);
   const TrainerConfig& c = t.config;
   if (c.on_eval && run_callback("on_eval", [&] { return c.on_eval(c.user_data, &m); })) s.stop_requested = true;

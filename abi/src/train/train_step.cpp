@@ -201,6 +201,7 @@ kiln_step_metrics train_step(kiln_trainer& t, bool evaluate_as_configured) {
     s.epoch_started = false;
   }
   t.metrics->write(m);
+  t.tensorboard->write(m);
   t.progress->step(m, s.epoch_seconds);
   if (epoch_over) t.progress->end_epoch();
   // Before the callbacks, so that a host stopping at this step finds it saved.

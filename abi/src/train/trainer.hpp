@@ -14,6 +14,7 @@
 #include "train/loss_scale.hpp"
 #include "train/metrics_log.hpp"
 #include "train/progress.hpp"
+#include "train/tensorboard_log.hpp"
 
 namespace kiln::train {
 
@@ -88,6 +89,7 @@ struct kiln_trainer {
   int64_t batches_per_epoch = 0;               // of the train loader
   int64_t steps_per_epoch = 0;
   std::unique_ptr<kiln::train::MetricsLog> metrics;
+  std::unique_ptr<kiln::train::TensorBoardLog> tensorboard;
   std::unique_ptr<kiln::train::Progress> progress;
   kiln::train::TrainState state;
 };

@@ -223,6 +223,8 @@ std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_
   // Metrics and progress come from rank 0 alone; the others train quietly.
   const bool reports = t->rank == 0;
   t->metrics = std::make_unique<MetricsLog>(reports ? o.metrics_path : nullptr);
+  t->tensorboard = std::make_unique<TensorBoardLog>(reports ? o.tensorboard_dir : nullptr,
+                                                    TensorBoardScalars{.loss_scale = t->config.loss_scale.enabled});
   t->progress = std::make_unique<Progress>(reports ? o.progress : kQuietProgress, progress_plan(*t));
   return t;
 }

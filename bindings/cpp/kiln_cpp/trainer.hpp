@@ -69,6 +69,7 @@ struct TrainerOptions {
   double loss_scale_backoff = 0.0;
   int64_t loss_scale_interval = 0;
   double loss_scale_min = 0.0;
+  std::string tensorboard_dir;  // a folder for TensorBoard event files; "": none
 };
 
 namespace detail {
@@ -117,6 +118,7 @@ class Trainer {
     o.loss_scale_backoff = options.loss_scale_backoff;
     o.loss_scale_interval = options.loss_scale_interval;
     o.loss_scale_min = options.loss_scale_min;
+    o.tensorboard_dir = detail::c_string_or_null(options.tensorboard_dir);
     kiln_trainer* trainer = nullptr;
     check(kiln_trainer_create(rt.get(), &o, &trainer));
     handle_ = Handle(trainer);

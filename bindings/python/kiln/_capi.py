@@ -297,6 +297,7 @@ class TrainerOptions(ctypes.Structure):
         ("loss_scale_backoff", c_double),
         ("loss_scale_interval", c_int64),
         ("loss_scale_min", c_double),
+        ("tensorboard_dir", c_char_p),
     ]
 
 

@@ -118,7 +118,9 @@ class Trainer(Handle):
     (the forward and loss of each step and evaluation under autocast).
     loss_scale: dynamic loss scaling, None (on for "f16" only), False (off),
     True (on) or a dict of settings that turns it on: init (65536), growth
-    (2), backoff (0.5), interval (2000 clean steps), min (1). The
+    (2), backoff (0.5), interval (2000 clean steps), min (1).
+    tensorboard_dir: a folder that gets a TensorBoard event file of the
+    step and evaluation scalars (made when missing). The
     schedule and the strategy are kept open while the trainer uses them."""
 
     _release_function = "kiln_trainer_release"
@@ -127,7 +129,7 @@ class Trainer(Handle):
                  epochs=0, max_steps=0, accumulate=1, clip_grad_norm=0.0, eval_every=0, log_every=0,
                  progress="auto", metrics_path=None, input_field=None, target_field=None, on_step=None,
                  on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None, precision=None,
-                 loss_scale=None):
+                 loss_scale=None, tensorboard_dir=None):
         self._bridge = CallbackBridge()
         # Kept as long as the trainer: kiln calls them until it is released.
         self._callbacks = (
@@ -148,7 +150,7 @@ class Trainer(Handle):
             target_field=_optional_text(target_field), on_step=self._callbacks[0], on_eval=self._callbacks[1],
             on_epoch=self._callbacks[2], checkpoint_every=checkpoint_every,
             checkpoint_path=_optional_path(checkpoint_path), precision=_precision(precision),
-            **_loss_scale(loss_scale))
+            tensorboard_dir=_optional_path(tensorboard_dir), **_loss_scale(loss_scale))
         runtime = model.runtime
         out = ctypes.c_void_p()
         lib.kiln_trainer_create(runtime._raw_address, ctypes.byref(options), ctypes.byref(out))
