@@ -26,6 +26,7 @@ void append_padded(std::string* out, const std::string& text, size_t width) {
 std::vector<ProfileRow> profile_summary(std::span<const ProfileEvent> events) {
   std::map<std::pair<ProfilePhase, std::string>, ProfileRow> rows;
   for (const ProfileEvent& e : events) {
+    if (e.span) continue;  // not an op
     ProfileRow& row = rows[{e.phase, e.name}];
     row.name = e.name;
     row.phase = e.phase;

@@ -17,6 +17,7 @@ namespace {
 struct ThreadBuffer {
   std::thread::id owner;
   int number = 0;
+  const char* name = nullptr;
   std::mutex mutex;  // taken by the owner to store, by a reader to copy
   std::vector<ProfileEvent> events;
 };
@@ -33,6 +34,7 @@ thread_local ThreadBuffer* tls_buffer = nullptr;
 // The innermost profiled call open on this thread, and the phase ops are in.
 thread_local ProfiledCall* tls_innermost = nullptr;
 thread_local ProfilePhase tls_phase = ProfilePhase::forward;
+thread_local const char* tls_thread_name = nullptr;
 
 }  // namespace
 
@@ -40,15 +42,27 @@ class ProfileSession {
  public:
   ProfileSession() : id_(next_session_id.fetch_add(1)), origin_(std::chrono::steady_clock::now()) {}
 
-  int64_t now_ns() const {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
+  int64_t now_ns() const { return ns_at(std::chrono::steady_clock::now()); }
+  int64_t ns_at(std::chrono::steady_clock::time_point t) const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin_).count();
   }
 
-  void store(ProfileEvent&& event) {
-    ThreadBuffer& buffer = buffer_of_this_thread();
-    event.thread = buffer.number;
-    std::lock_guard<std::mutex> lock(buffer.mutex);
-    buffer.events.push_back(std::move(event));
+  // Out of memory for the event: losing it beats ending the process.
+  void store(ProfileEvent&& event) noexcept {
+    try {
+      ThreadBuffer& buffer = buffer_of_this_thread();
+      event.thread = buffer.number;
+      std::lock_guard<std::mutex> lock(buffer.mutex);
+      buffer.events.push_back(std::move(event));
+    } catch (...) {
+    }
+  }
+
+  std::vector<std::string> thread_names() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> names;
+    for (const std::unique_ptr<ThreadBuffer>& buffer : buffers_) names.push_back(buffer->name ? buffer->name : "");
+    return names;
   }
 
   std::vector<ProfileEvent> events() const {
@@ -75,6 +89,7 @@ class ProfileSession {
       buffers_.push_back(std::make_unique<ThreadBuffer>());
       buffers_.back()->owner = self;
       buffers_.back()->number = int(buffers_.size());
+      buffers_.back()->name = tls_thread_name;
       it = std::prev(buffers_.end());
     }
     tls_buffer_session = id_;
@@ -107,18 +122,18 @@ void Profiler::end() {
   enabled_.store(false, std::memory_order_relaxed);
 }
 
-std::vector<ProfileEvent> Profiler::events() const {
-  std::shared_ptr<ProfileSession> session;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    KILN_CHECK(!enabled(), Status::invalid_state,
-               "profiling is still on for this runtime; end it before reading the profile");
-    KILN_CHECK(session_ != nullptr, Status::invalid_state,
-               "no profile has been recorded on this runtime; begin and end profiling first");
-    session = session_;
-  }
-  return session->events();
+std::shared_ptr<ProfileSession> Profiler::finished_session() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  KILN_CHECK(!enabled(), Status::invalid_state,
+             "profiling is still on for this runtime; end it before reading the profile");
+  KILN_CHECK(session_ != nullptr, Status::invalid_state,
+             "no profile has been recorded on this runtime; begin and end profiling first");
+  return session_;
 }
+
+std::vector<ProfileEvent> Profiler::events() const { return finished_session()->events(); }
+
+std::vector<std::string> Profiler::thread_names() const { return finished_session()->thread_names(); }
 
 std::shared_ptr<ProfileSession> Profiler::session() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -144,12 +159,44 @@ ProfiledCall::~ProfiledCall() {
   if (!session_) return;
   event_.end_ns = session_->now_ns();
   if (parent_ && parent_->session_ == session_) parent_->event_.children_ns += event_.total_ns();
-  // Out of memory for the event: losing it beats ending the process.
+  session_->store(std::move(event_));
+}
+
+ProfiledSpan::ProfiledSpan(const Profiler& profiler, std::string track, std::string name)
+    : session_(profiler.session()) {
+  if (!session_) return;  // profiling ended since the caller looked
+  event_.name = std::move(name);
+  event_.phase = tls_phase;
+  event_.span = true;
+  event_.track = std::move(track);
+  event_.start_ns = session_->now_ns();
+}
+
+ProfiledSpan::~ProfiledSpan() {
+  if (!session_) return;
+  event_.end_ns = session_->now_ns();
+  session_->store(std::move(event_));
+}
+
+void record_span(const Profiler& profiler, const char* track, const char* name,
+                 std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point end) noexcept {
+  const std::shared_ptr<ProfileSession> session = profiler.session();
+  if (!session) return;
   try {
-    session_->store(std::move(event_));
+    ProfileEvent event;
+    event.name = name;
+    event.phase = tls_phase;
+    event.span = true;
+    event.track = track;
+    event.start_ns = session->ns_at(start);
+    event.end_ns = session->ns_at(end);
+    session->store(std::move(event));
   } catch (...) {
+    // Out of memory for the event: the trace goes without it.
   }
 }
+
+void name_profiled_thread(const char* name) { tls_thread_name = name; }
 
 ProfilePhaseGuard::ProfilePhaseGuard(ProfilePhase phase) : previous_(tls_phase) { tls_phase = phase; }
 

@@ -161,6 +161,56 @@ TEST_CASE("profiler: threads calling ops at once each record their own", "[profi
   }
 }
 
+TEST_CASE("profiler: spans on threads and named tracks stay out of the ops' times and table", "[profiler]") {
+  Runtime rt;
+  Tensor a = rt.full({8}, 1.0);
+  rt.profiler().begin();
+  {
+    ProfiledSpan step(rt.profiler(), "", "step 1");
+    rt.call1("add", {a, a});
+  }
+  std::thread worker([&] {
+    name_profiled_thread("loader worker");
+    ProfiledSpan batch(rt.profiler(), "", "batch 0");
+    ProfiledSpan copy(rt.profiler(), "copies", "copy batch 0");
+  });
+  worker.join();
+  rt.profiler().end();
+  const std::vector<ProfileEvent> events = rt.profiler().events();
+  REQUIRE(events.size() == 4);
+  // Thread 1 (this one): the step span, then the op it encloses, at depth 0 with no children.
+  CHECK((events[0].name == "step 1" && events[0].span && events[0].thread == 1 && events[0].track.empty()));
+  CHECK((events[1].name == "add" && !events[1].span && events[1].depth == 0 && events[1].children_ns == 0));
+  CHECK(events[0].start_ns <= events[1].start_ns);
+  CHECK(events[1].end_ns <= events[0].end_ns);
+  CHECK((events[2].name == "batch 0" && events[2].thread == 2 && events[2].track.empty()));
+  CHECK((events[3].name == "copy batch 0" && events[3].thread == 2 && events[3].track == "copies"));
+  CHECK(rt.profiler().thread_names() == std::vector<std::string>{"", "loader worker"});
+  const std::vector<ProfileRow> rows = profile_summary(events);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].name == "add");
+}
+
+TEST_CASE("chrome_trace_json: threads and named span tracks are named tracks of their own", "[profiler]") {
+  ProfileEvent op = event("add", ProfilePhase::forward, 1000, 2000, 0, 0);
+  ProfileEvent span = event("batch 3", ProfilePhase::forward, 0, 3000, 0, 0);
+  span.span = true;
+  span.thread = 2;
+  ProfileEvent copy = span;
+  copy.name = "copy batch 3";
+  copy.track = "host-to-device copies";
+  const std::string names[] = {"", "loader worker"};
+  const std::string json = chrome_trace_json(std::vector<ProfileEvent>{op, span, copy}, names);
+  const std::string pid = std::to_string(::getpid());
+  const auto has = [&](const std::string& text) { return json.find(text) != std::string::npos; };
+  CHECK(has("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":1,\"args\":{\"name\":\"thread 1\"}}"));
+  CHECK(has("\"tid\":2,\"args\":{\"name\":\"loader worker\"}}"));
+  CHECK(has("\"tid\":3,\"args\":{\"name\":\"host-to-device copies\"}}"));
+  CHECK(has("{\"name\":\"batch 3\",\"cat\":\"span\",\"ph\":\"X\",\"pid\":" + pid + ",\"tid\":2,\"ts\":0.000,\"dur\":3.000}"));
+  CHECK(has("{\"name\":\"copy batch 3\",\"cat\":\"span\",\"ph\":\"X\",\"pid\":" + pid + ",\"tid\":3,"));
+  CHECK(has("{\"name\":\"add\",\"cat\":\"forward\",\"ph\":\"X\",\"pid\":" + pid + ",\"tid\":1,"));
+}
+
 TEST_CASE("profile_table: one row per op and phase, forward first, by total time", "[profiler]") {
   // matmul: 2 calls, 3 ms total, 3 ms self; linear: 1 call of 4 ms with 1 ms
   // of children; "linear backward": 2 ms. Self time of all: 3 + 3 + 2 = 8 ms.
@@ -195,6 +245,7 @@ TEST_CASE("chrome_trace_json: complete events with times in microseconds", "[pro
   CHECK(chrome_trace_json(std::vector<ProfileEvent>{e}) ==
         "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
         "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"name\":\"kiln\"}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":1,\"args\":{\"name\":\"thread 1\"}},\n"
         "{\"name\":\"say \\\"hi\\\"\",\"cat\":\"backward\",\"ph\":\"X\",\"pid\":" + pid +
         ",\"tid\":1,\"ts\":1234.567,\"dur\":765.433,\"args\":{\"device\":\"cuda:1\",\"depth\":1,\"self_us\":764.933,"
         "\"input_shapes\":[[2,3],[]]}}\n"

@@ -14,9 +14,16 @@
 // thread pool may call ops), merged when the events are read. Times are
 // host times: on a GPU an op's time is the time to launch its kernels
 // unless the op waits for the device.
+//
+// Besides op calls, a profile holds spans: named stretches of time that are
+// not ops (a training step, its input wait, a loader worker making a batch,
+// a collective), for traces. A span is on its thread's track or on a named
+// track of its own ("collectives"); it encloses no op's time and is in no
+// table.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -46,6 +53,8 @@ struct ProfileEvent {
   int depth = 0;            // 0: no profiled call encloses it on its thread
   int thread = 0;           // 1, 2, ... in the order threads first recorded
   std::vector<Shape> input_shapes;  // undefined (optional) inputs are rank-0 placeholders
+  bool span = false;   // a span (ProfiledSpan), not an op call
+  std::string track;   // a span's own track; empty: the recording thread's
 
   int64_t total_ns() const { return end_ns - start_ns; }
   int64_t self_ns() const { return total_ns() - children_ns; }
@@ -71,10 +80,17 @@ class Profiler {
   // Throws invalid_state while profiling is on or when none was recorded.
   std::vector<ProfileEvent> events() const;
 
-  // The profile being recorded (null when off), for ProfiledCall.
+  // The names of the threads of the last finished profile, by thread
+  // number (thread 1 first); "" for a thread that gave none. Same states as
+  // events().
+  std::vector<std::string> thread_names() const;
+
+  // The profile being recorded (null when off), for ProfiledCall and ProfiledSpan.
   std::shared_ptr<ProfileSession> session() const;
 
  private:
+  std::shared_ptr<ProfileSession> finished_session() const;
+
   std::atomic<bool> enabled_{false};
   mutable std::mutex mutex_;
   std::shared_ptr<ProfileSession> session_;  // the current or the last profile
@@ -95,6 +111,32 @@ class ProfiledCall {
   ProfiledCall* parent_;                     // the enclosing call on this thread
   ProfileEvent event_;
 };
+
+// Records a span from construction to destruction, on this thread's track
+// or, when `track` is not empty, on the track of that name. Build one only
+// when profiler.enabled(), so that naming it costs nothing otherwise.
+class ProfiledSpan {
+ public:
+  ProfiledSpan(const Profiler& profiler, std::string track, std::string name);
+  ~ProfiledSpan();
+  ProfiledSpan(const ProfiledSpan&) = delete;
+  ProfiledSpan& operator=(const ProfiledSpan&) = delete;
+
+ private:
+  std::shared_ptr<ProfileSession> session_;
+  ProfileEvent event_;
+};
+
+// Records a span that has ended, from `start` to `end`, when `profiler`
+// records (nothing otherwise): for time measured anyway, as a training
+// step's phases are. `track` "" is the calling thread's.
+void record_span(const Profiler& profiler, const char* track, const char* name,
+                 std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point end) noexcept;
+
+// Names the calling thread's track in traces ("loader worker"); `name` must
+// outlive the thread (a string literal). Threads without one are shown as
+// "thread <n>".
+void name_profiled_thread(const char* name);
 
 // Op calls on this thread are in `phase` while it lives (the autograd
 // engine opens a backward one); guards nest.
