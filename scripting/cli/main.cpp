@@ -34,6 +34,8 @@ constexpr std::array kCommands = {
             "                per hardware thread)\n"
             "  --seed N      initial seed of the runtime's random stream (default 0)\n"
             "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
+            "  --report      print the training report (step time split, throughput, utilisation,\n"
+            "                memory, advice) on stderr at the end of every kiln.fit of the script\n"
             "  --profile     profile every op call of the script and print the table (op, phase,\n"
             "                calls, total, self and mean time) on stderr at the end\n"
             "  --trace FILE  profile every op call and write a Chrome trace (JSON) to FILE at the\n"
@@ -79,7 +81,8 @@ constexpr std::array kCommands = {
             "                divided among its ranks, at least 1, given to every rank as\n"
             "                KILN_NUM_THREADS, which kiln runtimes take by default)\n"
             "  --seed N      initial seed of each rank's random stream\n"
-            "  --sandbox     run the script as untrusted (without os, it cannot read RANK)\n",
+            "  --sandbox     run the script as untrusted (without os, it cannot read RANK)\n"
+            "  --report      rank 0 prints the training report at the end of every kiln.fit\n",
             launch_command},
     Command{"plugins", "list the plugins found and what each registers",
             "usage: kiln plugins\n"

@@ -1,4 +1,4 @@
-// kiln run [--threads N] [--seed N] [--sandbox] [--profile] [--trace FILE] script.lua [args...]
+// kiln run [--threads N] [--seed N] [--sandbox] [--report] [--profile] [--trace FILE] script.lua [args...]
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -72,6 +72,7 @@ int run_script(const Command& self, const ScriptCommandLine& line, const Profile
   kiln_script_options script_options{};
   script_options.size = sizeof script_options;
   script_options.sandbox = line.run.sandbox ? 1 : 0;
+  script_options.report = line.run.report ? 1 : 0;
   kiln_script* raw_script = nullptr;
   if (kiln_script_create(rt.get(), &script_options, &raw_script) != KILN_OK)
     return library_failure(self, "cannot create the Lua state");

@@ -23,6 +23,8 @@ std::string_view OptionReader::value(std::string_view name) {
 bool RunOptions::read(OptionReader& reader) {
   if (reader.current() == "--sandbox") {
     sandbox = true;
+  } else if (reader.current() == "--report") {
+    report = true;
   } else if (reader.is("--threads")) {
     threads = parse_whole_number("--threads", reader.value("--threads"), 0);
   } else if (reader.is("--seed")) {
@@ -38,6 +40,7 @@ std::vector<std::string> RunOptions::arguments() const {
   if (threads != 0) args.push_back("--threads=" + std::to_string(threads));
   if (seed != 0) args.push_back("--seed=" + std::to_string(seed));
   if (sandbox) args.emplace_back("--sandbox");
+  if (report) args.emplace_back("--report");
   return args;
 }
 

@@ -1,6 +1,6 @@
 // The command line of a command that runs a script, `kiln run` and
 // `kiln launch`: "[options] script.lua [args...]", where the options are
-// kiln run's (--threads, --seed, --sandbox) and those the command adds.
+// kiln run's (--threads, --seed, --sandbox, --report) and those the command adds.
 // Options take "--name value" or "--name=value"; "--" ends them.
 #pragma once
 
@@ -69,6 +69,7 @@ struct RunOptions {
   int threads = 0;
   uint64_t seed = 0;
   bool sandbox = false;
+  bool report = false;  // every kiln.fit prints its training report
 
   // Reads the option at `reader.current()` when it is one of kiln run's;
   // false when it is not.

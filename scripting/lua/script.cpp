@@ -77,12 +77,14 @@ kiln_status run_loaded(kiln_script* script, int n_args) {
 struct SetupArgs {
   kiln_runtime* rt;
   bool sandbox;
+  bool report;
 };
 
 // Runs protected: every step may raise a memory error.
 int setup_state(lua_State* L) {
   const auto* args = static_cast<const SetupArgs*>(lua_touserdata(L, 1));
   kiln::lua::attach_runtime(L, args->rt);
+  kiln::lua::state_data(L).report_every_fit = args->report;
   if (args->sandbox) kiln::lua::open_sandbox_environment(L);
   else kiln::lua::open_trusted_environment(L);
   return 0;
@@ -143,7 +145,7 @@ kiln_status kiln_script_create(kiln_runtime* rt, const kiln_script_options* opti
                           "kiln_script_create: cannot create a Lua state (out of memory, or memory_limit too small)");
   }
   kiln::lua::install_instruction_limit(script->L, &script->limits);
-  SetupArgs args{rt, o.sandbox != 0};
+  SetupArgs args{rt, o.sandbox != 0, o.report != 0};
   lua_pushcfunction(script->L, setup_state);
   lua_pushlightuserdata(script->L, &args);
   const int status = lua_pcall(script->L, 1, 0, 0);

@@ -18,6 +18,8 @@ struct StateData {
   std::string raised_message;  // exactly the error value raised, with its position
   // What a run that ends in an error returns (set by its message handler).
   kiln_status uncaught_status = KILN_ERR_SCRIPT;
+  // kiln_script_options.report: every kiln.fit prints its training report.
+  bool report_every_fit = false;
 };
 
 // Binds `L` to `rt` (taking a reference); before the module is opened.

@@ -15,7 +15,9 @@
 //     on_epoch = function(epoch, m) end,       --   (step, epoch, epoch_step, samples, loss, lr, grad_norm,
 //     on_eval = function(m) end,               --   step_seconds, input_wait_seconds, samples_per_second,
 //                                              --   device_input_wait_seconds, loss_scale, skipped (a boolean),
-//                                              --   peak_cpu_bytes, peak_gpu_bytes);
+//                                              --   peak_cpu_bytes, peak_gpu_bytes, forward_seconds,
+//                                              --   backward_seconds, communication_seconds,
+//                                              --   optimizer_seconds, other_seconds, flops);
 //                                              --   eval: step, epoch, samples, loss, accuracy, seconds
 //     checkpoint = "run.safetensors",          -- the training state, saved when training ends
 //     checkpoint_every = 100,                  --   and every this many steps (0: only at the end)
@@ -27,12 +29,17 @@
 //     loss_scale = {init = 65536, growth = 2,  -- dynamic loss scaling (on by default for "f16"): a table or
 //                   backoff = 0.5,             --   true turns it on (absent fields take these defaults),
 //                   interval = 2000, min = 1}, --   false turns it off
+//     report = true,                           -- print the training report on stderr when training ends
+//     trace = "trace.json",                    -- a Chrome/Perfetto trace of the steps trace_steps = {first, last}
+//     trace_steps = {10, 12},                  --   (steps count from 1; default: the second step alone)
 //   }
+//   local last, report = kiln.fit{...}         -- report: the training report's text (kiln_trainer_report)
 //
 // A callback returning a true value stops training after the current step.
 // An error raised in a callback stops training, and kiln.fit raises it again
 // as it was raised. kiln.fit returns the metrics of the last evaluation, or
-// of the last step when there was none (an empty table when nothing ran).
+// of the last step when there was none (an empty table when nothing ran),
+// and the training report.
 // Epochs are numbered from 0, as in the metrics.
 //
 //   kiln.evaluate(model, loader, {loss = "cross_entropy"})   -- {loss=, accuracy=, samples=, seconds=, ...}
@@ -48,6 +55,7 @@
 #include "nn_shared.hpp"
 #include "optim.hpp"
 #include "sandbox.hpp"
+#include "state.hpp"
 #include "tensor_ref.hpp"
 
 namespace kiln::lua {
@@ -65,7 +73,7 @@ void set_integer(lua_State* L, const char* field, int64_t value) {
 }
 
 void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
-  lua_createtable(L, 0, 13);
+  lua_createtable(L, 0, 22);
   set_integer(L, "step", m.step);
   set_integer(L, "epoch", m.epoch);
   set_integer(L, "epoch_step", m.epoch_step);
@@ -82,6 +90,12 @@ void push_step_metrics(lua_State* L, const kiln_step_metrics& m) {
   lua_setfield(L, -2, "skipped");
   set_integer(L, "peak_cpu_bytes", m.peak_cpu_bytes);
   set_integer(L, "peak_gpu_bytes", m.peak_gpu_bytes);
+  set_number(L, "forward_seconds", m.forward_seconds);
+  set_number(L, "backward_seconds", m.backward_seconds);
+  set_number(L, "communication_seconds", m.communication_seconds);
+  set_number(L, "optimizer_seconds", m.optimizer_seconds);
+  set_number(L, "other_seconds", m.other_seconds);
+  set_number(L, "flops", m.flops);
 }
 
 void push_eval_metrics(lua_State* L, const kiln_eval_metrics& m) {
@@ -273,6 +287,32 @@ StrategyRef opt_strategy(lua_State* L, int options) {
   return StrategyRef(s, kiln_strategy_release);
 }
 
+// trace_steps = {first, last}: the steps a trace covers.
+void opt_trace_steps(lua_State* L, int options, kiln_trainer_options& o) {
+  const int type = lua_getfield(L, options, "trace_steps");
+  if (type != LUA_TNIL) {
+    const bool pair = type == LUA_TTABLE && luaL_len(L, -1) == 2;
+    if (!pair) luaL_error(L, "kiln.fit: trace_steps must be a table {first, last} of step numbers");
+    lua_geti(L, -1, 1);
+    lua_geti(L, -2, 2);
+    int first_ok = 0, last_ok = 0;
+    o.trace_first_step = lua_tointegerx(L, -2, &first_ok);
+    o.trace_last_step = lua_tointegerx(L, -1, &last_ok);
+    if (!first_ok || !last_ok) luaL_error(L, "kiln.fit: trace_steps must be a table {first, last} of step numbers");
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+}
+
+// The trainer's report as a Lua string.
+void push_report(lua_State* L, kiln_trainer* trainer) {
+  size_t length = 0;
+  check(L, kiln_trainer_report(trainer, nullptr, 0, &length));
+  std::string text(length, '\0');
+  check(L, kiln_trainer_report(trainer, text.data(), text.size() + 1, &length));
+  lua_pushlstring(L, text.data(), length);
+}
+
 // kiln.fit{...}
 int fit(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -281,7 +321,7 @@ int fit(lua_State* L) {
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
                       "checkpoint_every", "resume", "strategy", "strategy_options", "precision",
-                      "loss_scale", "tensorboard"});
+                      "loss_scale", "tensorboard", "report", "trace", "trace_steps"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
   const std::string tensorboard = opt_string_field(L, 1, "tensorboard");
@@ -292,6 +332,8 @@ int fit(lua_State* L) {
   const std::string precision = opt_string_field(L, 1, "precision");
   if (!metrics.empty()) refuse_files_in_sandbox(L, "kiln.fit: metrics");
   if (!tensorboard.empty()) refuse_files_in_sandbox(L, "kiln.fit: tensorboard");
+  const std::string trace = opt_string_field(L, 1, "trace");
+  if (!trace.empty()) refuse_files_in_sandbox(L, "kiln.fit: trace");
   if (!checkpoint.empty()) refuse_files_in_sandbox(L, "kiln.fit: checkpoint");
   if (!resume.empty()) refuse_files_in_sandbox(L, "kiln.fit: resume");
 
@@ -318,6 +360,9 @@ int fit(lua_State* L) {
   o.checkpoint_every = opt_integer_field(L, 1, "checkpoint_every", 0);
   o.precision = precision.empty() ? nullptr : precision.c_str();
   opt_loss_scale(L, 1, o);
+  o.report = opt_boolean_field(L, 1, "report", false) || state_data(L).report_every_fit ? 1 : 0;
+  o.trace_path = trace.empty() ? nullptr : trace.c_str();
+  opt_trace_steps(L, 1, o);
 
   FitState s;
   s.L = L;
@@ -351,7 +396,8 @@ int fit(lua_State* L) {
     push_step_metrics(L, s.last_step);
   else
     lua_newtable(L);
-  return 1;
+  push_report(L, trainer.get());
+  return 2;
 }
 
 // kiln.evaluate(model, loader, {loss = ..., input_field = ..., target_field = ...})

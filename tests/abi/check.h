@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kiln/kiln.h"
@@ -45,6 +46,25 @@ static inline void check_status(kiln_status got, kiln_status want, const char* t
 /* CHECK_ERROR(call, KILN_ERR_..., "text the message must contain", ...) */
 #define CHECK_ERROR(call, want, ...) \
   check_status((call), (want), #call, __FILE__, __LINE__, __VA_ARGS__, (const char*)NULL)
+
+/* The whole file at `path` as a NUL-terminated string (malloc'd), or NULL. */
+static inline char* read_whole_file(const char* path) {
+  FILE* f = fopen(path, "rb");
+  char* text;
+  long size;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  text = (char*)malloc((size_t)size + 1);
+  if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
+    free(text);
+    text = NULL;
+  }
+  if (text) text[size] = '\0';
+  fclose(f);
+  return text;
+}
 
 static inline int check_report(const char* test) {
   if (check_failures == 0) {

@@ -11,25 +11,6 @@
 #include "check.h"
 #include "mlp.h"
 
-/* The whole file at `path` as a NUL-terminated string (malloc'd), or NULL. */
-static char* read_file(const char* path) {
-  FILE* f = fopen(path, "rb");
-  char* text;
-  long size;
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  text = malloc((size_t)size + 1);
-  if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
-    free(text);
-    text = NULL;
-  }
-  if (text) text[size] = '\0';
-  fclose(f);
-  return text;
-}
-
 static int entries_in(const char* dir) {
   DIR* d = opendir(dir);
   struct dirent* e;
@@ -86,7 +67,7 @@ static void check_trace(kiln_runtime* rt) {
   snprintf(trace, sizeof trace, "%s/trace.json", dir);
   snprintf(occupied, sizeof occupied, "%s/occupied", dir);
   CHECK_OK(kiln_profiler_write_trace(rt, trace));
-  json = read_file(trace);
+  json = read_whole_file(trace);
   CHECK(json != NULL);
   if (json) {
     CHECK(strncmp(json, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 38) == 0);

@@ -4,6 +4,7 @@
 // kiln::evaluate and kiln::Strategy.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
@@ -226,6 +227,26 @@ TEST_CASE("Trainer with a schedule, a strategy, metrics and checkpoints as it go
   std::remove(metrics.c_str());
   std::remove(checkpoint.c_str());
   std::filesystem::remove_all(tensorboard);
+}
+
+TEST_CASE("Trainer report and trace of chosen steps", "[trainer]") {
+  Setup s;
+  const std::string trace = KILN_CPP_TEST_DIR "/trainer_trace.json";
+  std::remove(trace.c_str());
+  kiln::TrainerOptions o = s.options();
+  o.max_steps = 4;
+  o.trace_path = trace;
+  o.trace_first_step = 2;
+  o.trace_last_step = 3;
+  kiln::Trainer trainer(s.rt, o);
+  trainer.run();
+  CHECK(trainer.report().find("training report: 3 steps after the first") != std::string::npos);
+  std::ifstream file(trace);
+  const std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  CHECK(json.find(R"({"name":"step 2","cat":"span")") != std::string::npos);
+  CHECK(json.find(R"({"name":"step 3","cat":"span")") != std::string::npos);
+  CHECK(json.find(R"({"name":"step 4","cat":"span")") == std::string::npos);
+  std::remove(trace.c_str());
 }
 
 TEST_CASE("Trainer save and load: a rebuilt trainer continues with the same steps", "[trainer][checkpoint]") {

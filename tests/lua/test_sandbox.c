@@ -145,11 +145,13 @@ static void test_no_file_access(kiln_runtime* rt) {
               KILN_ERR_SCRIPT, "kiln.fit: resume: a sandboxed script cannot read or write files");
   CHECK_ERROR(kiln_script_run_string(s, "fit.resume = nil fit.tensorboard = 'runs' kiln.fit(fit)", "=tensorboard"),
               KILN_ERR_SCRIPT, "kiln.fit: tensorboard: a sandboxed script cannot read or write files");
+  CHECK_ERROR(kiln_script_run_string(s, "fit.tensorboard = nil fit.trace = 'trace.json' kiln.fit(fit)", "=fit trace"),
+              KILN_ERR_SCRIPT, "kiln.fit: trace: a sandboxed script cannot read or write files");
   CHECK_ERROR(kiln_script_run_string(s, "kiln.data.source('idx', {images = '/etc/passwd'})", "=source"),
               KILN_ERR_SCRIPT, "source 'idx' is not available in a sandbox",
               "(available: tensors, synthetic)");
   /* What needs no file still runs. */
-  CHECK_OK(kiln_script_run_string(s, "fit.tensorboard = nil kiln.fit(fit)\n"
+  CHECK_OK(kiln_script_run_string(s, "fit.trace = nil kiln.fit(fit)\n"
                                      "assert(#kiln.data.source('synthetic', {length = 3, shape = {2}}) == 3)",
                                   "=allowed"));
   CHECK_OK(kiln_script_run_string(trusted, setup, "=setup"));

@@ -17,7 +17,9 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 import kiln  # noqa: E402
 
 STEP_TAGS = {"train/loss", "train/lr", "train/grad_norm", "train/samples_per_second", "train/step_seconds",
-             "train/input_wait_seconds", "memory/peak_cpu_bytes"}
+             "train/input_wait_seconds", "train/flops_per_second", "train/flop_utilisation",
+             "time/forward_seconds", "time/backward_seconds", "time/optimizer_seconds", "time/other_seconds",
+             "memory/peak_cpu_bytes"}
 
 
 class TensorBoard(unittest.TestCase):
@@ -49,6 +51,11 @@ class TensorBoard(unittest.TestCase):
             self.assertAlmostEqual(read.value, seen.loss, places=5)
         for read, seen in zip(events.Scalars("train/lr"), steps):
             self.assertAlmostEqual(read.value, seen.lr, places=6)
+        for read, seen in zip(events.Scalars("time/forward_seconds"), steps):
+            self.assertAlmostEqual(read.value, seen.forward_seconds, delta=1e-6 * seen.forward_seconds)
+        for read, seen in zip(events.Scalars("train/flops_per_second"), steps):
+            self.assertGreater(seen.flops, 0.0)
+            self.assertAlmostEqual(read.value, seen.flops / seen.step_seconds, delta=1e-6 * read.value)
         accuracy = events.Scalars("eval/accuracy")
         self.assertEqual([e.step for e in accuracy], [6, 12])
         for read, seen in zip(accuracy, evals):

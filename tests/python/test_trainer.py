@@ -56,6 +56,37 @@ class Training(unittest.TestCase):
         self.assertGreaterEqual(metrics[0].peak_cpu_bytes, 2 * parameter_bytes + 32 * 2 * 4)
         self.assertEqual(metrics[0].peak_gpu_bytes, 0)
 
+    def test_step_time_split_and_report(self):
+        model, optimizer, train, _ = setup(n=64, batch_size=16)
+        trainer = kiln.Trainer(model, optimizer, train, epochs=2, progress="quiet")
+        self.assertIn("no step to report", trainer.report())
+        steps = [trainer.step() for _ in range(8)]
+        for m in steps:
+            parts = (m.input_wait_seconds + m.forward_seconds + m.backward_seconds + m.communication_seconds
+                     + m.optimizer_seconds + m.other_seconds)
+            self.assertAlmostEqual(parts, m.step_seconds, delta=1e-9 * m.step_seconds)
+            self.assertGreater(m.forward_seconds, 0.0)
+            self.assertEqual(m.communication_seconds, 0.0)
+        report = trainer.report()
+        self.assertIn("training report: 7 steps after the first, 112 samples, on cpu, f32", report)
+        for row in ("input wait", "forward", "backward", "optimizer", "samples/s", "advice"):
+            self.assertIn(row, report)
+
+    def test_trace_of_chosen_steps(self):
+        model, optimizer, train, _ = setup(n=64, batch_size=16)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "trace.json")
+            kiln.Trainer(model, optimizer, train, epochs=1, progress="quiet", trace_path=path,
+                         trace_steps=(2, 3)).run()
+            with open(path) as f:
+                trace = json.load(f)
+        spans = {e["name"] for e in trace["traceEvents"] if e.get("cat") == "span"}
+        self.assertTrue({"step 2", "step 3", "forward", "backward", "optimizer"} <= spans)
+        self.assertNotIn("step 1", spans)
+        self.assertNotIn("step 4", spans)
+        with self.assertRaisesRegex(kiln.InvalidArgument, "expected \\(first, last\\)"):
+            kiln.Trainer(model, optimizer, train, trace_path="t.json", trace_steps=3)
+
     def test_schedule_accumulation_and_clipping(self):
         model, optimizer, train, _ = setup(n=64, batch_size=16)
         schedule = kiln.LRSchedule("step", step_size=1, gamma=0.5)

@@ -140,7 +140,7 @@ typedef struct kiln_step_metrics {
   double lr;          /* the first group's learning rate used by this step */
   double grad_norm;   /* total gradient norm before clipping (0 when not computed) */
   double step_seconds;
-  double input_wait_seconds; /* the host waited for the loader's batches */
+  double input_wait_seconds; /* the host waited for the loader's batches (taking them from it) */
   double samples_per_second; /* over the current epoch so far */
   /* Training on a GPU: seconds its compute stream waited for this step's
    * input copies (0 on the CPU). */
@@ -156,6 +156,30 @@ typedef struct kiln_step_metrics {
    * each peak starts from what was held when the step began. */
   int64_t peak_cpu_bytes;
   int64_t peak_gpu_bytes;
+  /* Where step_seconds went, in seconds of the host's clock: with
+   * input_wait_seconds (the time spent taking the step's batches from the
+   * loader) these five add up to step_seconds.
+   *   forward:       the model and the loss, of every micro-batch
+   *   backward:      backward of every micro-batch (with the strategy's
+   *                  reductions that overlap it)
+   *   communication: the strategy's gradient reduction after backward, what
+   *                  of it did not overlap backward (0 without a strategy)
+   *   optimizer:     unscaling, clipping, the schedule, the update and
+   *                  clearing the gradients
+   *   other:         the rest (starting an epoch, the step's bookkeeping)
+   * On a GPU a phase holds the time the host waited in it for the device:
+   * reading the loss after backward waits for the queued forward and
+   * backward, which then count as backward. */
+  double forward_seconds;
+  double backward_seconds;
+  double communication_seconds;
+  double optimizer_seconds;
+  double other_seconds;
+  /* The arithmetic of the step's products and convolutions (matmul,
+   * linear, conv2d and their backward), in floating-point operations (a
+   * multiply-add is two), as the ops declare it: flops / step_seconds is
+   * the step's achieved FLOP/s. Ops without a declared count add nothing. */
+  double flops;
 } kiln_step_metrics;
 
 typedef struct kiln_eval_metrics {
@@ -240,12 +264,35 @@ typedef struct kiln_trainer_options {
    * (events.out.tfevents.<seconds>.<host>.<pid>.<n>) goes into it, written
    * by kiln in TensorBoard's record format. Every step adds the scalars
    * train/loss, train/lr, train/grad_norm, train/samples_per_second,
-   * train/step_seconds, train/input_wait_seconds and memory/peak_cpu_bytes,
+   * train/step_seconds, train/input_wait_seconds, train/flops_per_second
+   * (achieved: kiln_step_metrics.flops / step_seconds) and
+   * train/flop_utilisation (that over the device's peak, when known; on the
+   * CPU measured when the trainer is created), the split of the step's
+   * time (time/forward_seconds, time/backward_seconds,
+   * time/optimizer_seconds, time/other_seconds, and
+   * time/communication_seconds with a strategy) and memory/peak_cpu_bytes,
    * with memory/peak_gpu_bytes on a GPU and train/loss_scale when loss
    * scaling is on; every evaluation eval/loss and eval/accuracy (when the
    * targets are class indices). Each event is flushed as it is written. As
    * metrics_path, only rank 0 writes. */
   const char* tensorboard_dir;
+  /* 1: print the training report (kiln_trainer_report) on stderr when
+   * kiln_trainer_run ends, from rank 0; 0: not. */
+  int report;
+  /* A Chrome/Perfetto trace (JSON) of steps trace_first_step to
+   * trace_last_step (counted from 1 as kiln_step_metrics.step; 0: the
+   * second step alone), written to trace_path when the last of them ends
+   * or, when training ends sooner, when kiln_trainer_run returns. The
+   * runtime's profiler records those steps (starting it then while the
+   * runtime is being profiled already fails with KILN_ERR_INVALID_STATE);
+   * each step is a span "step N" over spans of its phases ("input wait",
+   * "forward", "backward", "reduce gradients", "optimizer", "other") and the
+   * op calls, on the training thread's track, beside the loader workers'
+   * tracks ("loader worker", a span per batch made). Only rank 0 traces. A
+   * first step < 1 or a last step before it fails at creation. */
+  const char* trace_path;
+  int64_t trace_first_step;
+  int64_t trace_last_step;
 } kiln_trainer_options;
 
 /* With a strategy over several processes ("ddp"), the trainer attaches it
@@ -270,6 +317,29 @@ KILN_API void kiln_trainer_release(kiln_trainer* trainer);
 KILN_API kiln_status kiln_trainer_step(kiln_trainer* trainer, kiln_step_metrics* metrics, int* done);
 /* Steps until done, evaluating as configured. */
 KILN_API kiln_status kiln_trainer_run(kiln_trainer* trainer);
+/* The training report of the steps taken so far, the first left out (it
+ * builds kernels and fills caches): the mean step time split into input
+ * wait, forward, backward, communication (with a strategy over several
+ * processes), optimizer and other (kiln_step_metrics); throughput;
+ * achieved FLOP/s against the device's peak; the memory peak against what
+ * the device can give; then advice, each line with the numbers behind it,
+ * printed only when they hold:
+ *   input          taking batches > 10% of the step: more loader workers
+ *                  (or prefetch), or cheaper transforms when every thread
+ *                  already is one
+ *   memory         peak < 40% of the device's memory (a GPU, or a capped
+ *                  CPU): the batch that would fill about 80% of it
+ *   precision      f32 on a device that computes bf16 faster (tensor
+ *                  cores; AMX): precision = "bf16"
+ *   communication  the gradient reduction after backward > 10% of the
+ *                  step: larger buckets, a larger batch per process
+ *   ops            a per-op profile of a step shows most op time in calls
+ *                  under 20 us: a larger batch
+ * A CPU's peak is measured the first time a report is made (a few
+ * milliseconds of FMA loops per thread). Writes the text as
+ * kiln_profiler_report does: into `buffer` with its NUL, its length into
+ * *length; either may be NULL to ask for the length alone. */
+KILN_API kiln_status kiln_trainer_report(kiln_trainer* trainer, char* buffer, size_t capacity, size_t* length);
 /* One pass over the validation loader (or `loader` when not NULL) in eval
  * mode without gradients; the model's mode is restored afterwards. */
 KILN_API kiln_status kiln_trainer_evaluate(kiln_trainer* trainer, kiln_loader* loader, kiln_eval_metrics* out);

@@ -68,7 +68,7 @@ kiln_status kiln_loader_create(kiln_data_source* source, kiln_transform* const* 
         // Batches bound for a GPU are assembled in page-locked memory and
         // copied there by the worker that made them.
         device.is_cpu() ? rt->runtime.allocator(device) : rt->runtime.pinned_allocator(),
-        device.is_cpu() ? nullptr : kiln::abi::make_device_stager(rt->runtime, device));
+        device.is_cpu() ? nullptr : kiln::abi::make_device_stager(rt->runtime, device), &rt->runtime.profiler());
     *out = loader.release();
   });
 }

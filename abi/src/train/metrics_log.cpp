@@ -38,7 +38,13 @@ void MetricsLog::write(const kiln_step_metrics& m) {
                      R"(,"samples_per_second":)", json_number(m.samples_per_second),
                      R"(,"device_input_wait_seconds":)", json_number(m.device_input_wait_seconds),
                      R"(,"loss_scale":)", json_number(m.loss_scale), R"(,"skipped":)", m.skipped,
-                     R"(,"peak_cpu_bytes":)", m.peak_cpu_bytes, R"(,"peak_gpu_bytes":)", m.peak_gpu_bytes, "}\n"));
+                     R"(,"peak_cpu_bytes":)", m.peak_cpu_bytes, R"(,"peak_gpu_bytes":)", m.peak_gpu_bytes,
+                     R"(,"forward_seconds":)", json_number(m.forward_seconds), R"(,"backward_seconds":)",
+                     json_number(m.backward_seconds), R"(,"communication_seconds":)",
+                     json_number(m.communication_seconds), R"(,"optimizer_seconds":)",
+                     json_number(m.optimizer_seconds), R"(,"other_seconds":)", json_number(m.other_seconds),
+                     R"(,"flops":)", json_number(m.flops),
+                     "}\n"));
 }
 
 void MetricsLog::write(const kiln_eval_metrics& m) {

@@ -11,7 +11,9 @@ namespace kiln::train {
 
 // Which of the optional scalars a run has.
 struct TensorBoardScalars {
-  bool loss_scale = false;  // loss scaling is on
+  bool loss_scale = false;     // loss scaling is on
+  bool communication = false;  // a strategy reduces the gradients
+  double peak_flops = 0.0;     // the device's at the run's precision; 0: unknown, no utilisation
 };
 
 class TensorBoardLog {

@@ -4,24 +4,22 @@
 // then the step is reported (metrics file, progress, callbacks) and, after
 // an epoch's last batch, the epoch is closed.
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "checkpoint/training_state.hpp"
+#include "handles.hpp"
 #include "kiln/error.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "train/batch_loss.hpp"
 #include "train/callback.hpp"
+#include "train/report_profile.hpp"
+#include "train/step_clock.hpp"
 #include "train/step_memory.hpp"
+#include "train/step_trace.hpp"
 #include "train/trainer.hpp"
 
 namespace kiln::train {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 void begin_epoch(kiln_trainer& t) {
   TrainState& s = t.state;
@@ -41,8 +39,8 @@ kiln_loader_stats train_loader_stats(kiln_trainer& t) {
   return stats;
 }
 
-// The next batch of the current epoch; its wait for the loader is added to *wait.
-ExamplePtr next_batch(kiln_trainer& t, double* wait) {
+// The next batch of the current epoch.
+ExamplePtr next_batch(kiln_trainer& t) {
   TrainState& s = t.state;
   kiln_example* batch = nullptr;
   check_call(kiln_loader_next(t.config.train.get(), &batch),
@@ -51,7 +49,6 @@ ExamplePtr next_batch(kiln_trainer& t, double* wait) {
   KILN_CHECK(owned, Status::invalid_state, "the train loader ended epoch ", s.epoch, " after ", s.epoch_batches,
              " batches, but kiln_loader_length said it has ", t.batches_per_epoch);
   ++s.epoch_batches;
-  *wait += train_loader_stats(t).last_wait_seconds;
   return owned;
 }
 
@@ -67,18 +64,23 @@ struct MicroBatch {
 // `weight` of the step's: gradients of the step's micro-batches add up to
 // those of their mean loss (times the loss scale, when scaling is on).
 // `last` marks the micro-batch after which the strategy reduces the
-// gradients.
-MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight, bool last) {
+// gradients. The phases are charged to the step's split.
+MicroBatch train_micro_batch(kiln_trainer& t, const kiln_example* batch, double weight, bool last,
+                             StepClock& clock, kiln_step_metrics& split) {
   kiln_runtime* rt = t.config.runtime.get();
   const ModelLoss m = model_loss(t);
   const BatchLoss b = forward_loss(m, batch);
+  clock.charge(&split.forward_seconds, "forward");
   const kiln_attr value = kiln_attr_float("value", weight * t.state.loss_scale.scale);
   const TensorRef weighted = call_op(rt, t.ops.mul_scalar, {b.loss.get()}, &value, 1, "weighting the loss");
   if (t.config.strategy) {
     check_call(kiln_strategy_backward_begin(t.config.strategy, last ? 1 : 0), "preparing the strategy for backward");
   }
   check_call(kiln_backward(rt, weighted.get(), nullptr, 0), "backward of the loss");
-  return {loss_value(m, b), b.samples};
+  // After backward: on a GPU, reading the loss waits for what was queued.
+  const MicroBatch result{loss_value(m, b), b.samples};
+  clock.charge(&split.backward_seconds, "backward");
+  return result;
 }
 
 // Every group's rate becomes schedule(step, the group's base rate).
@@ -104,13 +106,14 @@ bool unscale_and_check(kiln_trainer& t) {
 }
 
 // Reduction, unscaling, clipping, schedule, update; fills grad_norm, lr and
-// skipped.
-void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
+// skipped, and charges the communication and optimizer phases.
+void update_parameters(kiln_trainer& t, kiln_step_metrics& m, StepClock& clock) {
   const TrainerConfig& c = t.config;
   if (c.strategy) {
     std::vector<kiln_tensor*> params;
     for (const TensorRef& p : t.params) params.push_back(p.get());
     check_call(kiln_strategy_reduce_gradients(c.strategy, params.data(), params.size()), "reducing the gradients");
+    clock.charge(&m.communication_seconds, "reduce gradients");
   }
   // After the reduction, so that every process takes the same decision, and
   // before clipping, which must see the true norm.
@@ -130,11 +133,16 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m) {
   // The rate this step used; a skipped step reports the one in force.
   check_call(kiln_optimizer_get_hyper(c.optimizer.get(), 0, "lr", &m.lr), "reading the learning rate");
   check_call(kiln_optimizer_zero_grad(c.optimizer.get()), "clearing the gradients");
+  clock.charge(&m.optimizer_seconds, "optimizer");
 }
 
 // The forward/backward passes and the update of one step.
 kiln_step_metrics compute_step(kiln_trainer& t) {
-  const Clock::time_point start = Clock::now();
+  Profiler& profiler = t.config.runtime.get()->runtime.profiler();
+  if (t.trace) t.trace->begin_step(t.state.step + 1);
+  const ReportProfileScope profile(t);
+  const StepSpan span(profiler, t.state.step + 1);
+  StepClock clock(profiler);
   TrainState& s = t.state;
   if (!s.epoch_started) begin_epoch(t);
   const int64_t micro_batches = std::min(t.config.accumulate, t.batches_per_epoch - s.epoch_batches);
@@ -143,25 +151,31 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   m.loss_scale = s.loss_scale.scale;
   double loss_sum = 0.0;
   const double device_wait_before = device_input_wait(t);
+  const double flops_before = flops_counted_on_this_thread();
   const StepMemory memory(t);
   try {
+    clock.charge(&m.other_seconds, "other");
     for (int64_t i = 0; i < micro_batches; ++i) {
-      const ExamplePtr batch = next_batch(t, &m.input_wait_seconds);
-      const MicroBatch r = train_micro_batch(t, batch.get(), 1.0 / double(micro_batches), i + 1 == micro_batches);
+      const ExamplePtr batch = next_batch(t);
+      clock.charge(&m.input_wait_seconds, "input wait");
+      const MicroBatch r =
+          train_micro_batch(t, batch.get(), 1.0 / double(micro_batches), i + 1 == micro_batches, clock, m);
       loss_sum += r.loss;
       m.samples += r.samples;
     }
-    update_parameters(t, m);
+    update_parameters(t, m, clock);
     // Reading each micro-batch's loss waited for the GPU, so the waits of
     // this step's copies have been measured by now.
     m.device_input_wait_seconds = device_input_wait(t) - device_wait_before;
+    m.flops = flops_counted_on_this_thread() - flops_before;
     memory.finish(m);
+    clock.charge(&m.other_seconds, "other");
   } catch (...) {
     // The next step starts from clean gradients, not from half of this one's.
     kiln_optimizer_zero_grad(t.config.optimizer.get());
     throw;
   }
-  m.step_seconds = seconds_since(start);
+  m.step_seconds = clock.charged_seconds();
   s.step += 1;
   s.epoch_step += 1;
   s.epoch_samples += m.samples;
@@ -191,6 +205,7 @@ bool training_done(const kiln_trainer& t) {
 
 kiln_step_metrics train_step(kiln_trainer& t, bool evaluate_as_configured) {
   const kiln_step_metrics m = compute_step(t);
+  if (t.trace) t.trace->end_step(m.step);
   TrainState& s = t.state;
   const TrainerConfig& c = t.config;
   // The state moves to the next epoch before anything is reported, so that
@@ -200,6 +215,7 @@ kiln_step_metrics train_step(kiln_trainer& t, bool evaluate_as_configured) {
     s.epoch += 1;
     s.epoch_started = false;
   }
+  t.report.add(m);
   t.metrics->write(m);
   t.tensorboard->write(m);
   t.progress->step(m, s.epoch_seconds);

@@ -14,6 +14,8 @@
 #include "train/loss_scale.hpp"
 #include "train/metrics_log.hpp"
 #include "train/progress.hpp"
+#include "train/run_report.hpp"
+#include "train/step_trace.hpp"
 #include "train/tensorboard_log.hpp"
 
 namespace kiln::train {
@@ -60,6 +62,7 @@ struct TrainerConfig {
   std::string checkpoint_path;
   kiln_dtype precision = KILN_F32;  // KILN_BF16 or KILN_F16: autocast around forward and loss
   LossScaleConfig loss_scale;
+  bool print_report = false;  // at the end of kiln_trainer_run
 };
 
 // Where training stands.
@@ -91,6 +94,8 @@ struct kiln_trainer {
   std::unique_ptr<kiln::train::MetricsLog> metrics;
   std::unique_ptr<kiln::train::TensorBoardLog> tensorboard;
   std::unique_ptr<kiln::train::Progress> progress;
+  kiln::train::RunReport report;
+  std::unique_ptr<kiln::train::StepTrace> trace;  // null: no trace asked for
   kiln::train::TrainState state;
 };
 

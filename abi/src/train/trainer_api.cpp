@@ -1,7 +1,9 @@
 // The trainer through the C API: creation, release, one step, a whole run,
 // an evaluation, and saving and loading its state.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "checkpoint/training_state.hpp"
 #include "data/loader.hpp"
@@ -11,6 +13,7 @@
 #include "train/batch_loss.hpp"
 #include "train/callback.hpp"
 #include "train/trainer.hpp"
+#include "text_out.hpp"
 
 namespace {
 
@@ -81,6 +84,20 @@ kiln_status kiln_trainer_run(kiln_trainer* trainer) {
   KILN_REQUIRE(trainer);
   return trainer_guarded(__func__, [&] {
     while (!kiln::train::training_done(*trainer)) kiln::train::train_step(*trainer, true);
+    if (trainer->trace) trainer->trace->finish();
+    if (trainer->config.print_report && trainer->rank == 0) {
+      const std::string report = trainer->report.text(*trainer);
+      std::fputs(report.c_str(), stderr);
+      std::fflush(stderr);
+    }
+  });
+}
+
+kiln_status kiln_trainer_report(kiln_trainer* trainer, char* buffer, size_t capacity, size_t* length) {
+  KILN_REQUIRE(trainer);
+  return trainer_guarded(__func__, [&] {
+    kiln::abi::check_text_buffer(buffer, capacity);
+    kiln::abi::copy_text_out(trainer->report.text(*trainer), buffer, capacity, length);
   });
 }
 

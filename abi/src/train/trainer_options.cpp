@@ -169,6 +169,9 @@ TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   if (o.checkpoint_every > 0) c.checkpoint_path = o.checkpoint_path;
   c.precision = precision_dtype(o.precision);
   c.loss_scale = loss_scale_config(o, c.precision);
+  KILN_CHECK(o.report == 0 || o.report == 1, Status::invalid_argument, "options->report is ", o.report,
+             "; expected 0 (no report printed) or 1 (printed when kiln_trainer_run ends)");
+  c.print_report = o.report == 1;
   return c;
 }
 
@@ -223,9 +226,19 @@ std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_
   // Metrics and progress come from rank 0 alone; the others train quietly.
   const bool reports = t->rank == 0;
   t->metrics = std::make_unique<MetricsLog>(reports ? o.metrics_path : nullptr);
-  t->tensorboard = std::make_unique<TensorBoardLog>(reports ? o.tensorboard_dir : nullptr,
-                                                    TensorBoardScalars{.loss_scale = t->config.loss_scale.enabled});
+  const TensorBoardScalars optional{.loss_scale = t->config.loss_scale.enabled,
+                                    .communication = t->config.strategy != nullptr,
+                                    .peak_flops = reports && o.tensorboard_dir ? run_peak_flops(*t) : 0.0};
+  t->tensorboard = std::make_unique<TensorBoardLog>(reports ? o.tensorboard_dir : nullptr, optional);
   t->progress = std::make_unique<Progress>(reports ? o.progress : kQuietProgress, progress_plan(*t));
+  if (o.trace_path) {
+    // 0: the second step, after the first has built the kernels.
+    const int64_t first = o.trace_first_step != 0 ? o.trace_first_step : 2;
+    // Made on every rank, so that each checks the range; only rank 0 traces.
+    auto trace = std::make_unique<StepTrace>(rt->runtime.profiler(), o.trace_path, first,
+                                             o.trace_last_step != 0 ? o.trace_last_step : first);
+    if (reports) t->trace = std::move(trace);
+  }
   return t;
 }
 

@@ -70,6 +70,10 @@ struct TrainerOptions {
   int64_t loss_scale_interval = 0;
   double loss_scale_min = 0.0;
   std::string tensorboard_dir;  // a folder for TensorBoard event files; "": none
+  bool report = false;          // print the training report on stderr when run() ends
+  std::string trace_path;       // a trace of steps trace_first_step to trace_last_step; "": none
+  int64_t trace_first_step = 0; // 0: the second step
+  int64_t trace_last_step = 0;  // 0: the first traced step
 };
 
 namespace detail {
@@ -119,6 +123,10 @@ class Trainer {
     o.loss_scale_interval = options.loss_scale_interval;
     o.loss_scale_min = options.loss_scale_min;
     o.tensorboard_dir = detail::c_string_or_null(options.tensorboard_dir);
+    o.report = options.report ? 1 : 0;
+    o.trace_path = detail::c_string_or_null(options.trace_path);
+    o.trace_first_step = options.trace_first_step;
+    o.trace_last_step = options.trace_last_step;
     kiln_trainer* trainer = nullptr;
     check(kiln_trainer_create(rt.get(), &o, &trainer));
     handle_ = Handle(trainer);
@@ -146,6 +154,14 @@ class Trainer {
   // Steps until done, evaluating as configured.
   void run() {
     call_c([&] { return kiln_trainer_run(get()); });
+  }
+  // The training report of the steps so far (kiln_trainer_report).
+  std::string report() const {
+    size_t length = 0;
+    check(kiln_trainer_report(get(), nullptr, 0, &length));
+    std::string text(length, '\0');
+    check(kiln_trainer_report(get(), text.data(), length + 1, nullptr));
+    return text;
   }
   // One pass over the validation loader, or over `loader`.
   EvalMetrics evaluate() { return evaluate_with(nullptr); }

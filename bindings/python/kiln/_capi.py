@@ -244,6 +244,12 @@ class StepMetrics(ctypes.Structure):
         ("skipped", c_int),
         ("peak_cpu_bytes", c_int64),
         ("peak_gpu_bytes", c_int64),
+        ("forward_seconds", c_double),
+        ("backward_seconds", c_double),
+        ("communication_seconds", c_double),
+        ("optimizer_seconds", c_double),
+        ("other_seconds", c_double),
+        ("flops", c_double),
     ]
 
 
@@ -298,6 +304,10 @@ class TrainerOptions(ctypes.Structure):
         ("loss_scale_interval", c_int64),
         ("loss_scale_min", c_double),
         ("tensorboard_dir", c_char_p),
+        ("report", c_int),
+        ("trace_path", c_char_p),
+        ("trace_first_step", c_int64),
+        ("trace_last_step", c_int64),
     ]
 
 
@@ -317,6 +327,15 @@ class ProcessGroupOptions(ctypes.Structure):
 def sized(struct_type, **fields):
     """A structure whose leading `size` field holds its own size, as kiln asks."""
     return struct_type(size=ctypes.sizeof(struct_type), **fields)
+
+
+def read_text(function, *args):
+    """The text a kiln_*_report function writes: its length first, then the text."""
+    length = c_size_t()
+    function(*args, None, 0, ctypes.byref(length))
+    buffer = ctypes.create_string_buffer(length.value + 1)
+    function(*args, buffer, len(buffer), None)
+    return buffer.value.decode()
 
 
 def to_dataclass(cls, struct):
@@ -474,6 +493,7 @@ SIGNATURES = {
     "kiln_trainer_release": (None, [_H]),
     "kiln_trainer_step": (_STATUS, [_H, POINTER(StepMetrics), POINTER(c_int)]),
     "kiln_trainer_run": (_STATUS, [_H]),
+    "kiln_trainer_report": (_STATUS, [_H, c_char_p, c_size_t, POINTER(c_size_t)]),
     "kiln_trainer_evaluate": (_STATUS, [_H, _H, POINTER(EvalMetrics)]),
     "kiln_evaluate": (_STATUS, [_H, _H, c_char_p, c_char_p, c_char_p, POINTER(EvalMetrics)]),
     "kiln_safetensors_save": (_STATUS, [_H, c_char_p]),

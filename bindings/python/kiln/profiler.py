@@ -1,8 +1,8 @@
 """The per-op profiler (see kiln_profiler_begin in kiln.h): time per op,
 forward and backward apart, as a table and as a Chrome trace."""
-import ctypes
 import os
 
+from . import _capi
 from ._library import lib
 from .runtime import resolve
 
@@ -40,11 +40,7 @@ class profile:
         """The table as text: one row per op and phase, forward rows then
         backward rows, each by total time, then the sums of both phases."""
         address = resolve(self._active or self._runtime)._raw_address
-        length = ctypes.c_size_t()
-        lib.kiln_profiler_report(address, None, 0, ctypes.byref(length))
-        buffer = ctypes.create_string_buffer(length.value + 1)
-        lib.kiln_profiler_report(address, buffer, len(buffer), None)
-        return buffer.value.decode()
+        return _capi.read_text(lib.kiln_profiler_report, address)
 
     def write_trace(self, path):
         """Writes the profile to `path` as Chrome trace JSON, atomically."""

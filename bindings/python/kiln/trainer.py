@@ -43,6 +43,13 @@ class StepMetrics:
     skipped: int  # 1: the gradients held inf or NaN, and the step changed nothing but the scale
     peak_cpu_bytes: int
     peak_gpu_bytes: int
+    # Where step_seconds went: with input_wait_seconds these add up to it (see kiln_step_metrics).
+    forward_seconds: float
+    backward_seconds: float
+    communication_seconds: float
+    optimizer_seconds: float
+    other_seconds: float
+    flops: float  # the arithmetic of the step's products and convolutions, as their ops declare it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +110,16 @@ def _loss_scale(value):
     return {"loss_scaling": 1, **{_LOSS_SCALE_KEYS[k]: v for k, v in value.items()}}
 
 
+def _trace_steps(steps):
+    if steps is None:
+        return {}
+    try:
+        first, last = steps
+    except (TypeError, ValueError):
+        raise errors.InvalidArgument(f"trace_steps is {steps!r}; expected (first, last)") from None
+    return {"trace_first_step": first, "trace_last_step": last}
+
+
 def _optional_path(path):
     return None if path is None else os.fsencode(path)
 
@@ -120,7 +137,10 @@ class Trainer(Handle):
     True (on) or a dict of settings that turns it on: init (65536), growth
     (2), backoff (0.5), interval (2000 clean steps), min (1).
     tensorboard_dir: a folder that gets a TensorBoard event file of the
-    step and evaluation scalars (made when missing). The
+    step and evaluation scalars (made when missing). report: True prints
+    the training report (see report()) on stderr when run() ends.
+    trace_path: a Chrome/Perfetto trace of the steps trace_steps =
+    (first, last), counted from 1 (None: the second step alone). The
     schedule and the strategy are kept open while the trainer uses them."""
 
     _release_function = "kiln_trainer_release"
@@ -129,7 +149,7 @@ class Trainer(Handle):
                  epochs=0, max_steps=0, accumulate=1, clip_grad_norm=0.0, eval_every=0, log_every=0,
                  progress="auto", metrics_path=None, input_field=None, target_field=None, on_step=None,
                  on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None, precision=None,
-                 loss_scale=None, tensorboard_dir=None):
+                 loss_scale=None, tensorboard_dir=None, report=False, trace_path=None, trace_steps=None):
         self._bridge = CallbackBridge()
         # Kept as long as the trainer: kiln calls them until it is released.
         self._callbacks = (
@@ -150,7 +170,8 @@ class Trainer(Handle):
             target_field=_optional_text(target_field), on_step=self._callbacks[0], on_eval=self._callbacks[1],
             on_epoch=self._callbacks[2], checkpoint_every=checkpoint_every,
             checkpoint_path=_optional_path(checkpoint_path), precision=_precision(precision),
-            tensorboard_dir=_optional_path(tensorboard_dir), **_loss_scale(loss_scale))
+            tensorboard_dir=_optional_path(tensorboard_dir), report=1 if report else 0,
+            trace_path=_optional_path(trace_path), **_trace_steps(trace_steps), **_loss_scale(loss_scale))
         runtime = model.runtime
         out = ctypes.c_void_p()
         lib.kiln_trainer_create(runtime._raw_address, ctypes.byref(options), ctypes.byref(out))
@@ -178,6 +199,12 @@ class Trainer(Handle):
     def run(self):
         """Steps until done, evaluating as configured."""
         self._bridge.run(lib.kiln_trainer_run, self._ptr)
+
+    def report(self):
+        """The training report of the steps so far (the first left out): the
+        step time split, throughput, utilisation, memory and advice
+        (kiln_trainer_report)."""
+        return _capi.read_text(lib.kiln_trainer_report, self._ptr)
 
     def evaluate(self, loader=None):
         """One pass over the validation loader (or `loader`) in eval mode without gradients."""

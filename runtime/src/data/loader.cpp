@@ -39,14 +39,16 @@ int64_t count_batches(int64_t examples, int64_t batch_size, bool drop_last) {
 }  // namespace
 
 Loader::Loader(int64_t num_examples, const LoaderOptions& options, ExampleMaker make_example,
-               std::shared_ptr<Allocator> batch_memory, std::shared_ptr<DeviceStager> stager)
+               std::shared_ptr<Allocator> batch_memory, std::shared_ptr<DeviceStager> stager,
+               const Profiler* profiler)
     : options_((check_options(num_examples, options), with_defaults(options))),
       num_examples_(num_examples),
       shard_examples_(shard_length(num_examples, options.shard.rank, options.shard.world_size)),
       num_batches_(count_batches(shard_examples_, options.batch_size, options.drop_last)),
       make_example_(std::move(make_example)),
       batch_memory_(std::move(batch_memory)),
-      stager_(std::move(stager)) {
+      stager_(std::move(stager)),
+      profiler_(profiler) {
   if (options_.num_workers > 0) workers_ = std::make_unique<boost::asio::thread_pool>(size_t(options_.num_workers));
 }
 
@@ -125,6 +127,8 @@ LoaderStats Loader::stats() const {
 }
 
 StagedBatch Loader::make_batch(const EpochPlan& plan, int64_t batch, uint64_t generation) const {
+  std::optional<ProfiledSpan> traced;
+  if (profiler_ && profiler_->enabled()) traced.emplace(*profiler_, "", str_cat("batch ", batch, " of epoch ", plan.epoch));
   const int64_t begin = batch * options_.batch_size;
   const int64_t end = std::min(begin + options_.batch_size, int64_t(plan.order.size()));
   BatchBuilder builder(end - begin, batch_memory_);
@@ -170,6 +174,7 @@ Loader::BatchResult Loader::try_make_batch(const EpochPlan& plan, int64_t batch,
 // A worker's task: make the batch, then hand it over, or drop it when its
 // epoch has been abandoned meanwhile (which frees its place in the bound).
 void Loader::run_batch(const std::shared_ptr<const EpochPlan>& plan, int64_t batch, uint64_t generation) noexcept {
+  name_profiled_thread("loader worker");
   BatchResult result = try_make_batch(*plan, batch, generation);
   std::lock_guard lock(mutex_);
   if (generation != generation_) {

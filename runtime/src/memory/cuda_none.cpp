@@ -9,6 +9,10 @@ bool built_with_cuda() { return false; }
 
 DeviceInventory cuda_inventory() { return {0, "kiln was built without CUDA (KILN_WITH_CUDA=OFF)"}; }
 
+GpuProperties cuda_properties(int index) {
+  throw_error(Status::device_mismatch, str_cat("cuda:", index, " is not available: kiln was built without CUDA"));
+}
+
 std::shared_ptr<Allocator> make_cuda_allocator(int index) {
   throw_error(Status::device_mismatch, str_cat("cuda:", index, " is not available: kiln was built without CUDA"));
 }

@@ -7,6 +7,7 @@
 #include "kiln/autograd/node.hpp"
 #include "kiln/error.hpp"
 #include "kiln/ops/autocast.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln {
@@ -148,7 +149,9 @@ std::vector<Tensor> run(Runtime& rt, const OpDef& op, std::span<const Tensor> in
     }
     outputs.reserve(metas.size());
     for (const TensorMeta& m : metas) outputs.push_back(Tensor::empty(m.shape, m.dtype, rt.allocator(m.device)));
-    kernel(KernelCall{rt, op, kernel_inputs, outputs, attrs});
+    const KernelCall call{rt, op, kernel_inputs, outputs, attrs};
+    kernel(call);
+    if (op.flops) count_flops_on_this_thread(op.flops(call));
   }
 
   if (op.backward && grad_enabled(rt.id()) &&

@@ -54,6 +54,9 @@ typedef struct kiln_script_options {
   int sandbox;
   int64_t instruction_limit; /* Lua VM instructions per run (about); 0: no limit */
   size_t memory_limit;       /* bytes the Lua state may hold; 0: no limit */
+  /* Nonzero: every kiln.fit prints its training report (kiln_trainer_report)
+   * when it ends, as if called with report = true (`kiln run --report`). */
+  int report;
 } kiln_script_options;
 
 /* `options` may be NULL (not sandboxed, no limits). The script holds a

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "kiln/memory/allocator.hpp"
 #include "kiln/memory/transfer_queue.hpp"
@@ -12,9 +14,19 @@ namespace kiln {
 
 struct DeviceInventory;
 
+// What the training report needs to know of a GPU.
+struct GpuProperties {
+  std::string name;           // "NVIDIA H200"
+  int64_t memory_bytes = 0;   // all of its memory
+  int compute_major = 0;      // compute capability
+  int compute_minor = 0;
+};
+
 bool built_with_cuda();
 // GPUs visible to this process, or the reason there are none.
 DeviceInventory cuda_inventory();
+// The properties of GPU `index`; throws where it is not available.
+GpuProperties cuda_properties(int index);
 // The device allocator for GPU `index`: a CachingAllocator
 // (kiln/memory/caching_allocator.hpp) on kiln's compute stream, capped by
 // KILN_CUDA_MEMORY_FRACTION (kiln/memory/memory_fraction.hpp). Throws when

@@ -119,6 +119,11 @@ struct OpDef {
   // When set, decides saves_outputs per call from the attributes: for an op
   // whose backward reads its outputs in some modes only.
   bool (*saves_outputs_for)(const Attrs& attrs) = nullptr;
+  // The floating-point operations of a call (a multiply-add is two), given
+  // the call after its kernel ran, for utilisation figures
+  // (kiln/ops/flop_count.hpp). Set by the ops whose arithmetic dominates
+  // models (products, convolutions); null counts nothing.
+  double (*flops)(const KernelCall& call) = nullptr;
   std::array<std::array<KernelFn, kNumDTypes>, kNumDeviceTypes> kernels{};
   // What the functions above need beyond the definition, for ops defined
   // outside the runtime (a plugin's struct and a reference on its library):

@@ -46,6 +46,12 @@ DeviceInventory cuda_inventory() {
   return {count, ""};
 }
 
+GpuProperties cuda_properties(int index) {
+  cudaDeviceProp props{};
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&props, index), "reading the properties of cuda:", index);
+  return {props.name, int64_t(props.totalGlobalMem), props.major, props.minor};
+}
+
 void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes) {
   if (bytes == 0) return;
   if (dst_device.is_cpu() && src_device.is_cpu()) {

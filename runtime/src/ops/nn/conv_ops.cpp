@@ -5,6 +5,7 @@
 
 #include "conv_kernels.hpp"
 #include "f16_through_f32.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "nn_ops.hpp"
 
@@ -112,6 +113,15 @@ void grad_weight_kernel(const KernelCall& c) {
     nn::conv2d_backward_weight_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
 
+// Each element of the output (forward) or of the output's gradient (both
+// backward ops) meets every weight of one output channel.
+double conv_flops(const Tensor& output_side, const Tensor& weight) {
+  return product_flops(double(output_side.numel()), double(weight.numel()) / double(weight.shape()[0]));
+}
+double conv2d_flops(const KernelCall& c) { return conv_flops(c.outputs[0], c.inputs[1]); }
+double grad_input_flops(const KernelCall& c) { return conv_flops(c.inputs[0], c.inputs[1]); }
+double grad_weight_flops(const KernelCall& c) { return conv_flops(c.inputs[0], c.outputs[0]); }
+
 template <KernelFn kernel>
 OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer) {
   OpDef op;
@@ -130,14 +140,17 @@ OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer) {
 void register_conv_ops(OpRegistry& r) {
   OpDef conv = conv_op<conv2d_kernel>("conv2d", {{"input"}, {"weight"}, {"bias", true}}, conv2d_infer);
   conv.backward = conv2d_backward;
+  conv.flops = conv2d_flops;
   conv.precision = PrecisionCategory::lower;
   r.add(std::move(conv));
   OpDef grad_input = conv_op<grad_input_kernel>("conv2d_grad_input", {{"grad_output"}, {"weight"}}, grad_input_infer);
   grad_input.attrs.push_back(attr_required("input_shape", AttrType::ints));
+  grad_input.flops = grad_input_flops;
   r.add(std::move(grad_input));
   OpDef grad_weight =
       conv_op<grad_weight_kernel>("conv2d_grad_weight", {{"grad_output"}, {"input"}}, grad_weight_infer);
   grad_weight.attrs.push_back(attr_required("weight_shape", AttrType::ints));
+  grad_weight.flops = grad_weight_flops;
   r.add(std::move(grad_weight));
 }
 

@@ -3,6 +3,7 @@
 // matmul that reads the weight transposed through its strides and adds the
 // bias and applies the activation in the same pass.
 #include "f16_through_f32.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "linear_activation.hpp"
 #include "matmul_kernel.hpp"
@@ -98,6 +99,11 @@ std::vector<Tensor> linear_backward(const BackwardCall& c) {
 // Only relu's backward reads the output (its mask).
 bool saves_output(const Attrs& attrs) { return attrs.string(0) == "relu"; }
 
+// Every output element is a dot product over the weight's in_features.
+double linear_flops(const KernelCall& c) {
+  return product_flops(double(c.outputs[0].numel()), double(c.inputs[1].shape().at(-1)));
+}
+
 }  // namespace
 
 void register_linear_op(OpRegistry& r) {
@@ -107,6 +113,7 @@ void register_linear_op(OpRegistry& r) {
   op.attrs = {attr_string("activation", "none")};
   op.infer = linear_infer;
   op.backward = linear_backward;
+  op.flops = linear_flops;
   op.saves_outputs_for = saves_output;
   op.precision = PrecisionCategory::lower;
   op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::bf16}, linear_kernel);

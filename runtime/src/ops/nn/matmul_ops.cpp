@@ -1,6 +1,7 @@
 // matmul(a [..., M, K], b [..., K, N]) -> [..., M, N], batch dims broadcast.
 // Transposed operands (strided views) go to oneDNN without a copy, which is
 // what the backward relies on: its grad @ b^T and a^T @ grad are views.
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "f16_through_f32.hpp"
 #include "matmul_kernel.hpp"
@@ -53,6 +54,11 @@ std::vector<Tensor> matmul_backward(const BackwardCall& c) {
   return grads;
 }
 
+// Every output element is a dot product over a's last dimension.
+double matmul_flops(const KernelCall& c) {
+  return product_flops(double(c.outputs[0].numel()), double(c.inputs[0].shape().at(-1)));
+}
+
 }  // namespace
 
 void register_matmul_ops(OpRegistry& r) {
@@ -61,6 +67,7 @@ void register_matmul_ops(OpRegistry& r) {
   op.inputs = {{"a"}, {"b"}};
   op.infer = matmul_infer;
   op.backward = matmul_backward;
+  op.flops = matmul_flops;
   op.accepts_strided = true;
   op.saves_outputs = false;
   op.precision = PrecisionCategory::lower;

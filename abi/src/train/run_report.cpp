@@ -1,0 +1,97 @@
+#include "train/run_report.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "data/loader.hpp"
+#include "handles.hpp"
+#include "kiln/report/device_peaks.hpp"
+#include "train/trainer.hpp"
+
+namespace kiln::train {
+namespace {
+
+const char* precision_name(kiln_dtype precision) {
+  switch (precision) {
+    case KILN_BF16: return "bf16";
+    case KILN_F16: return "f16";
+    default: return "f32";
+  }
+}
+
+// Where the model lives: its first parameter's device (the CPU for a model
+// without parameters).
+Device model_device(const kiln_trainer& t) {
+  kiln_device_type type = KILN_DEVICE_CPU;
+  int index = 0;
+  if (!t.params.empty()) check_call(kiln_tensor_device(t.params.front().get(), &type, &index), "reading the model's device");
+  return type == KILN_DEVICE_CPU ? Device::cpu() : Device::cuda(index);
+}
+
+// The memory the device can give: its cap when one is set, a GPU's size
+// otherwise; 0 (unknown) for an uncapped CPU, whose limit is the machine's.
+int64_t memory_capacity(const kiln_trainer& t, Device device, const report::DevicePeaks& peaks) {
+  kiln_memory_stats stats{};
+  stats.size = sizeof stats;
+  check_call(kiln_memory_stats_get(t.config.runtime.get(), device.is_cpu() ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA,
+                                   device.index, &stats),
+             "reading the memory statistics");
+  return stats.limit_bytes > 0 ? stats.limit_bytes : peaks.memory_bytes;
+}
+
+report::DevicePeaks model_device_peaks(const kiln_trainer& t, Device device) {
+  return report::device_peaks(device, t.config.runtime.get()->runtime.thread_pool().num_workers());
+}
+
+double peak_at_precision(const kiln_trainer& t, const report::DevicePeaks& peaks) {
+  return t.config.precision == KILN_F32 ? peaks.f32_flops : peaks.low_precision_flops;
+}
+
+report::RunSetup run_setup(const kiln_trainer& t) {
+  report::RunSetup s;
+  const Device device = model_device(t);
+  const report::DevicePeaks peaks = model_device_peaks(t, device);
+  const data::LoaderOptions& loader = t.config.train.get()->engine->options();
+  s.device = to_string(device);
+  s.on_gpu = device.is_cuda();
+  s.loader_workers = loader.num_workers;
+  s.loader_prefetch = loader.prefetch > 0 ? loader.prefetch : std::max(2, 2 * loader.num_workers);
+  s.cpu_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  s.batch_size = loader.batch_size * t.config.accumulate;
+  s.precision = precision_name(t.config.precision);
+  s.fast_low_precision = peaks.fast_low_precision;
+  s.low_precision_speedup = peaks.f32_flops > 0.0 ? peaks.low_precision_flops / peaks.f32_flops : 0.0;
+  s.peak_flops = peak_at_precision(t, peaks);
+  s.memory_capacity = memory_capacity(t, device, peaks);
+  s.world_size = t.world_size;
+  return s;
+}
+
+}  // namespace
+
+double run_peak_flops(const kiln_trainer& t) {
+  const Device device = model_device(t);
+  return peak_at_precision(t, model_device_peaks(t, device));
+}
+
+void RunReport::add(const kiln_step_metrics& m) {
+  if (seen_++ == 0) return;
+  totals_.steps += 1;
+  totals_.samples += m.samples;
+  totals_.seconds += report::StepSplit{.input_wait = m.input_wait_seconds,
+                                       .forward = m.forward_seconds,
+                                       .backward = m.backward_seconds,
+                                       .communication = m.communication_seconds,
+                                       .optimizer = m.optimizer_seconds,
+                                       .other = m.other_seconds};
+  totals_.flops += m.flops;
+  totals_.peak_bytes = std::max(totals_.peak_bytes, m.peak_gpu_bytes > 0 ? m.peak_gpu_bytes : m.peak_cpu_bytes);
+}
+
+std::string RunReport::text(const kiln_trainer& t) const {
+  report::RunSetup setup = run_setup(t);
+  setup.profiled_step = op_profile_;
+  return report::format_report(totals_, setup);
+}
+
+}  // namespace kiln::train
