@@ -12,12 +12,13 @@ constexpr const char* kWhat = "computing the gradient norm";
 constexpr double kClipEpsilon = 1e-6;
 
 // sum(g * g) over one gradient, as an f64 scalar, so that gradients of
-// several dtypes add up and the total keeps its precision.
+// several dtypes add up and the total keeps its precision: the square of
+// its 2-norm, taken in one pass over the gradient.
 TensorRef squared_sum(kiln_runtime* rt, const TrainOps& ops, kiln_tensor* g) {
-  const TensorRef squares = call_op(rt, ops.mul, {g, g}, nullptr, 0, kWhat);
-  const TensorRef sum = call_op(rt, ops.sum, {squares.get()}, nullptr, 0, kWhat);
+  const TensorRef norm = call_op(rt, ops.norm, {g}, nullptr, 0, kWhat);
   const kiln_attr to_f64 = kiln_attr_dtype("dtype", KILN_F64);
-  return call_op(rt, ops.cast, {sum.get()}, &to_f64, 1, kWhat);
+  const TensorRef norm64 = call_op(rt, ops.cast, {norm.get()}, &to_f64, 1, kWhat);
+  return call_op(rt, ops.mul, {norm64.get(), norm64.get()}, nullptr, 0, kWhat);
 }
 
 void scale_in_place(kiln_runtime* rt, const TrainOps& ops, const std::vector<TensorRef>& grads, double factor) {

@@ -27,6 +27,7 @@ struct TrainOps {
   const kiln_op* loss = nullptr;
   const kiln_op* mul = nullptr;
   const kiln_op* sum = nullptr;
+  const kiln_op* norm = nullptr;
   const kiln_op* add = nullptr;
   const kiln_op* sqrt = nullptr;
   const kiln_op* mul_scalar = nullptr;

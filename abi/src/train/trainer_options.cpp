@@ -70,6 +70,7 @@ TrainOps find_ops(kiln_runtime* rt, const std::string& loss_name) {
   const char* purpose = "the ops of gradient clipping";
   ops.mul = find_op(rt, "mul", purpose);
   ops.sum = find_op(rt, "sum", purpose);
+  ops.norm = find_op(rt, "norm", purpose);
   ops.add = find_op(rt, "add", purpose);
   ops.sqrt = find_op(rt, "sqrt", purpose);
   ops.mul_scalar = find_op(rt, "mul_scalar", purpose);

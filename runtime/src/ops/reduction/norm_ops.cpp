@@ -43,15 +43,24 @@ void norm_kernel(const KernelCall& c) {
   const NormOrder order = norm_order(c.op, c.attrs);
   const T* x = c.inputs[0].data<T>();
   T* out = c.outputs[0].data<T>();
-  for_each_output(c.runtime.thread_pool(), g, [&](int64_t o, int64_t base) {
-    A s = 0;
+  ThreadPool& pool = c.runtime.thread_pool();
+  if (order == NormOrder::one) {
+    sum_each_output<A>(pool, g, [x](int64_t i) { return std::abs(load_acc(x[i])); },
+                       [out](int64_t o, A s) { out[o] = store_acc<T>(s); });
+    return;
+  }
+  if (order == NormOrder::two) {
+    sum_each_output<A>(pool, g, [x](int64_t i) { const A a = load_acc(x[i]); return a * a; },
+                       [out](int64_t o, A s) { out[o] = store_acc<T>(std::sqrt(s)); });
+    return;
+  }
+  for_each_output(pool, g, [&](int64_t o, int64_t base) {
+    A m = 0;
     for_each_reduced(g, base, [&](int64_t i) {
       const A a = std::abs(load_acc(x[i]));
-      if (order == NormOrder::one) s += a;
-      else if (order == NormOrder::two) s += a * a;
-      else if (a > s || std::isnan(a)) s = std::isnan(s) ? s : a;  // NaN wins, as in max
+      if (a > m || std::isnan(a)) m = std::isnan(m) ? m : a;  // NaN wins, as in max
     });
-    out[o] = store_acc<T>(order == NormOrder::two ? std::sqrt(s) : s);
+    out[o] = store_acc<T>(m);
   });
 }
 

@@ -28,6 +28,15 @@ ReduceGeometry reduce_geometry(const OpDef& op, const Shape& shape, const Shape&
       g.output_shape.push_back(shape[i]);
     }
   }
+  // Dense: row-major strides over the reduced dims (dims of size 1 can
+  // have any stride).
+  int64_t expected = 1;
+  g.reduced_dense = true;
+  for (int i = g.reduced_shape.rank() - 1; i >= 0; --i) {
+    if (g.reduced_shape[i] == 1) continue;
+    g.reduced_dense = g.reduced_dense && g.reduced_strides[i] == expected;
+    expected *= g.reduced_shape[i];
+  }
   return g;
 }
 

@@ -3,6 +3,7 @@
 // input elements that fold into each output element.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct ReduceGeometry {
   Shape reduced_shape, reduced_strides;  // the elements folded into one output
   Shape output_shape;                    // kept dims, with 1s in place of reduced ones under keepdim
   int64_t reduced_count = 1;
+  bool reduced_dense = false;  // the elements of each output are one run, one after another
 };
 
 // `dims` empty means every dimension; negative dims count from the end.
@@ -50,6 +52,52 @@ template <class Fn>
 void for_each_reduced(const ReduceGeometry& g, int64_t base, Fn&& fn) {
   cpu::for_each_offset2(g.reduced_shape, g.reduced_strides, g.reduced_strides, 0, g.reduced_count,
                         [&](int64_t, int64_t off, int64_t) { fn(base + off); });
+}
+
+// The sum of term(offset) over `count` elements from `first`, one after
+// another, in kLanes interleaved partial sums: independent additions the
+// CPU overlaps (and the compiler may put in vectors), where one running sum
+// would wait for each addition before the next.
+template <class A, class Term>
+A dense_sum(int64_t first, int64_t count, Term&& term) {
+  constexpr int kLanes = 8;
+  A part[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) part[k] += term(first + i + k);
+  for (; i < count; ++i) part[0] += term(first + i);
+  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+}
+
+// Elements of one output summed by one task: a full reduction of a large
+// tensor is split into runs this long, summed in parallel, whose sums are
+// then added in order, so that the result is the same for any thread count.
+inline constexpr int64_t kSumRun = int64_t(1) << 15;
+
+// Calls write(o, sum) for every output o with the sum of term(offset) over
+// its elements: the additive reductions (sum, mean, norms).
+template <class A, class Term, class Write>
+void sum_each_output(ThreadPool& pool, const ReduceGeometry& g, Term&& term, Write&& write) {
+  if (g.reduced_dense && g.kept_shape.numel() == 1 && g.reduced_count > kSumRun) {
+    std::vector<A> runs(size_t((g.reduced_count + kSumRun - 1) / kSumRun));
+    pool.parallel_for(int64_t(runs.size()), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r)
+        runs[size_t(r)] = dense_sum<A>(r * kSumRun, std::min(kSumRun, g.reduced_count - r * kSumRun), term);
+    });
+    A total = 0;
+    for (A s : runs) total += s;
+    write(0, total);
+    return;
+  }
+  for_each_output(pool, g, [&](int64_t o, int64_t base) {
+    if (g.reduced_dense) {
+      write(o, dense_sum<A>(base, g.reduced_count, term));
+      return;
+    }
+    A s = 0;
+    for_each_reduced(g, base, [&](int64_t i) { s += term(i); });
+    write(o, s);
+  });
 }
 
 }  // namespace kiln::reduction

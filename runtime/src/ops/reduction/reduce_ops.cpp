@@ -14,6 +14,7 @@ namespace {
 
 template <class T>
 acc_t<T> sum_of(const ReduceGeometry& g, const T* x, int64_t base) {
+  if (g.reduced_dense) return dense_sum<acc_t<T>>(base, g.reduced_count, [x](int64_t i) { return load_acc(x[i]); });
   acc_t<T> s = 0;
   for_each_reduced(g, base, [&](int64_t i) { s += load_acc(x[i]); });
   return s;
@@ -60,16 +61,25 @@ void reduce_into(const KernelCall& c, const ReduceGeometry& g, Fold fold) {
   for_each_output(c.runtime.thread_pool(), g, [&](int64_t o, int64_t base) { out[o] = store_acc<T>(fold(g, x, base)); });
 }
 
+// The sum of every output's elements, divided by `divisor`.
+template <class T>
+void divided_sum(const KernelCall& c, const ReduceGeometry& g, acc_t<T> divisor) {
+  const T* x = c.inputs[0].data<T>();
+  T* out = c.outputs[0].data<T>();
+  sum_each_output<acc_t<T>>(
+      c.runtime.thread_pool(), g, [x](int64_t i) { return load_acc(x[i]); },
+      [out, divisor](int64_t o, acc_t<T> s) { out[o] = store_acc<T>(s / divisor); });
+}
+
 template <class T>
 void sum_kernel(const KernelCall& c) {
-  reduce_into<T>(c, input_geometry(c), sum_of<T>);
+  divided_sum<T>(c, input_geometry(c), acc_t<T>(1));
 }
 
 template <class T>
 void mean_kernel(const KernelCall& c) {
-  reduce_into<T>(c, input_geometry(c), [](const ReduceGeometry& g, const T* x, int64_t base) {
-    return sum_of(g, x, base) / acc_t<T>(g.reduced_count);
-  });
+  const ReduceGeometry g = input_geometry(c);
+  divided_sum<T>(c, g, acc_t<T>(g.reduced_count));
 }
 
 template <bool Largest, class T>
