@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dist/dist_handles.hpp"
 #include "kiln/error.hpp"
 #include "kiln/kiln.h"
 #include "kiln/runtime.hpp"
@@ -30,7 +31,12 @@ struct kiln_op {
 
 struct kiln_runtime {
   explicit kiln_runtime(const kiln::RuntimeOptions& options) : runtime(options) {}
-  ~kiln_runtime() { kiln_process_group_release(default_group); }
+  ~kiln_runtime() {
+    // Another reference to the default group may outlive the runtime: it
+    // stops tracing into the runtime's profiler now.
+    if (default_group) default_group->group->stop_tracing();
+    kiln_process_group_release(default_group);
+  }
 
   std::atomic<int64_t> refs{1};
   kiln::Runtime runtime;

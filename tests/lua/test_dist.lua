@@ -20,3 +20,21 @@ local t = kiln.tensor({1, 2})
 solo:all_reduce(t, "mean")
 expect.tensor(t, {1, 2}, 0, "one rank's mean")
 solo:barrier()
+
+-- While profiling, each collective is a span on a track of its own.
+local path = os.tmpname()
+kiln.profile(function()
+  solo:all_reduce(t, "sum")
+  solo:barrier()
+end)
+kiln.write_trace(path)
+local file = assert(io.open(path, "r"))
+local trace = file:read("a")
+file:close()
+os.remove(path)
+local track = trace:match('"name":"thread_name","ph":"M","pid":%d+,"tid":(%d+),"args":{"name":"collectives"}')
+assert(track, "the trace has no \"collectives\" track:\n" .. trace)
+assert(trace:find('{"name":"all_reduce %(sum, [^"]*","cat":"span","ph":"X","pid":%d+,"tid":' .. track .. ','),
+       "the all_reduce is not a span on the collectives track:\n" .. trace)
+assert(trace:find('{"name":"barrier","cat":"span","ph":"X","pid":%d+,"tid":' .. track .. ','),
+       "the barrier is not a span on the collectives track")

@@ -64,7 +64,9 @@ typedef struct kiln_process_group_options {
 /* Meets the other ranks (rank 0 serves the store) and connects to them;
  * waits at most the timeout for all of them to arrive. `options` may be
  * NULL (everything from the environment). A job variable that is missing or
- * malformed fails naming it. */
+ * malformed fails naming it. The group holds a reference on `rt`: while
+ * its profiler records, each collective is a span on the trace's
+ * "collectives" track. */
 KILN_API kiln_status kiln_process_group_create(kiln_runtime* rt, const kiln_process_group_options* options,
                                                kiln_process_group** out);
 /* The runtime's default group, made from the environment on first use

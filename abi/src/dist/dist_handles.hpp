@@ -1,6 +1,8 @@
 // The handles of distributed training: a process group and an operation in
-// flight. A group does not hold its runtime: it moves tensors, whoever made
-// them, and the runtime's default group is released with the runtime.
+// flight. A group moves tensors, whoever made them; a group made by
+// kiln_process_group_create holds its runtime, whose profiler traces its
+// collectives; the runtime's default group cannot (the runtime holds it),
+// and stops tracing when the runtime goes.
 #pragma once
 
 #include <atomic>
@@ -10,9 +12,21 @@
 #include "kiln/kiln.h"
 
 struct kiln_process_group {
-  explicit kiln_process_group(std::unique_ptr<kiln::dist::ProcessGroup> g) : group(std::move(g)) {}
+  // `owner`: the runtime to hold (retained here), or null for the default group.
+  kiln_process_group(std::unique_ptr<kiln::dist::ProcessGroup> g, kiln_runtime* owner)
+      : group(std::move(g)), runtime(owner) {
+    if (runtime) kiln_runtime_retain(runtime);
+  }
+  ~kiln_process_group() {
+    group.reset();  // first: it traces into the runtime's profiler
+    kiln_runtime_release(runtime);
+  }
+  kiln_process_group(const kiln_process_group&) = delete;
+  kiln_process_group& operator=(const kiln_process_group&) = delete;
+
   std::atomic<int64_t> refs{1};
   std::unique_ptr<kiln::dist::ProcessGroup> group;
+  kiln_runtime* runtime;
 };
 
 struct kiln_work {

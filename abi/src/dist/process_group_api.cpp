@@ -70,7 +70,7 @@ kiln_process_group* default_process_group(kiln_runtime* rt) {
   std::lock_guard lock(rt->dist_mutex);
   if (!rt->default_group) {
     rt->default_group = new kiln_process_group(
-        dist::ProcessGroup::create(rt->runtime, ProcessGroupOptions::from_environment()));
+        dist::ProcessGroup::create(rt->runtime, ProcessGroupOptions::from_environment()), nullptr);
   }
   return rt->default_group;
 }
@@ -93,7 +93,7 @@ kiln_status kiln_process_group_create(kiln_runtime* rt, const kiln_process_group
                                       kiln_process_group** out) {
   KILN_REQUIRE(rt, out);
   return guarded(__func__, [&] {
-    *out = new kiln_process_group(kiln::dist::ProcessGroup::create(rt->runtime, read_options(options)));
+    *out = new kiln_process_group(kiln::dist::ProcessGroup::create(rt->runtime, read_options(options)), rt);
   });
 }
 

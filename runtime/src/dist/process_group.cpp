@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "backend.hpp"
@@ -55,6 +56,7 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Runtime& rt, const ProcessGro
     std::unique_ptr<ProcessGroup> group(new ProcessGroup(o, std::move(rendezvous), prefix));
     group->backend_ = make_backend(o, *group->store_, prefix);
     group->worker_ = std::make_unique<Worker>();
+    group->profiler_.store(&rt.profiler());
     return group;
   } catch (const Error& e) {
     throw_error(e.status(), str_cat(where, ": ", e.what()));
@@ -114,6 +116,9 @@ std::shared_ptr<Work> ProcessGroup::enqueue(std::string what, std::function<void
     std::exception_ptr error = first_failure();
     if (!error) {
       try {
+        std::optional<ProfiledSpan> traced;
+        const Profiler* profiler = profiler_.load();
+        if (profiler && profiler->enabled()) traced.emplace(*profiler, "collectives", what);
         run(seq);
       } catch (const std::exception& e) {
         error = remember_failure(

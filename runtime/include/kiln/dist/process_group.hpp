@@ -34,6 +34,7 @@
 #include <string>
 
 #include "kiln/dist/store.hpp"
+#include "kiln/profiler/profiler.hpp"
 #include "kiln/tensor.hpp"
 
 namespace kiln {
@@ -105,7 +106,13 @@ class ProcessGroup {
   // every rank connects to it, then the backend connects the ranks. The
   // runtime's groups of one job share the store (and rank 0's server); a
   // group of one rank serves its own on any free port (it meets nobody).
+  // While the runtime's profiler records, each collective is a span on the
+  // "collectives" track, from when the group's worker starts it to when it
+  // ends (on a GPU: to when it is queued); the runtime must outlive the
+  // group, or call stop_tracing() before it goes.
   static std::unique_ptr<ProcessGroup> create(Runtime& rt, const ProcessGroupOptions& options);
+  // Collectives are no longer traced (their runtime is going).
+  void stop_tracing() { profiler_.store(nullptr); }
 
   // Stops the group's thread (operations still queued fail), then leaves:
   // rank 0 keeps serving the store until the other ranks have left too (or
@@ -154,6 +161,7 @@ class ProcessGroup {
   std::string prefix_;  // "kiln/<name>/<n>/" in the store, n counting this process's groups of that name
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Worker> worker_;
+  std::atomic<const Profiler*> profiler_{nullptr};  // the runtime's; null: not traced
   std::atomic<uint32_t> next_seq_{0};  // numbers the collectives, the same on every rank
   mutable std::mutex failure_mutex_;
   std::exception_ptr failure_;
