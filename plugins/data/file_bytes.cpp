@@ -3,7 +3,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -14,8 +16,16 @@
 namespace kiln_data {
 namespace {
 
-bool is_gzip(const Bytes& bytes) { return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b; }
+// Whether a gzip member starts at `at` of `bytes`.
+bool is_gzip_at(const Bytes& bytes, size_t at) {
+  return bytes.size() >= at + 2 && bytes[at] == 0x1f && bytes[at + 1] == 0x8b;
+}
 
+bool is_gzip(const Bytes& bytes) { return is_gzip_at(bytes, 0); }
+
+// Decompresses every member of `compressed`: files joined with `cat a.gz
+// b.gz` are one file, as gzip -d reads them. Anything else after a
+// member's end is an error, never silently dropped.
 Bytes gunzip(const Bytes& compressed, const std::string& path, const char* role) {
   z_stream stream{};
   // 16 + MAX_WBITS: a gzip wrapper, not a raw zlib stream.
@@ -24,19 +34,30 @@ Bytes gunzip(const Bytes& compressed, const std::string& path, const char* role)
   stream.next_in = const_cast<Bytef*>(compressed.data());
   stream.avail_in = uInt(compressed.size());
   Bytes out(compressed.size() * 4 + 1024);
+  size_t produced = 0;  // zlib's own count restarts with each member
   for (;;) {
-    if (stream.total_out == out.size()) out.resize(out.size() * 2);
-    stream.next_out = out.data() + stream.total_out;
-    stream.avail_out = uInt(out.size() - stream.total_out);
+    if (produced == out.size()) out.resize(out.size() * 2);
+    stream.next_out = out.data() + produced;
+    stream.avail_out = uInt(std::min<size_t>(out.size() - produced, UINT_MAX));
     const int rc = inflate(&stream, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) break;
+    produced = size_t(stream.next_out - out.data());
+    if (rc == Z_STREAM_END && stream.avail_in == 0) break;
+    if (rc == Z_STREAM_END) {
+      const size_t member_end = compressed.size() - stream.avail_in;
+      if (!is_gzip_at(compressed, member_end))
+        fail(KILN_ERR_IO, role, " '", path, "' has ", stream.avail_in, " bytes after the end of its gzip stream",
+             " (at byte ", member_end, ") that are not another gzip member");
+      inflateReset(&stream);
+      continue;
+    }
     if (rc == Z_OK || (rc == Z_BUF_ERROR && stream.avail_out == 0)) continue;
+    if (rc == Z_MEM_ERROR) fail(KILN_ERR_OUT_OF_MEMORY, "out of memory decompressing ", role, " '", path, "'");
     if (rc == Z_BUF_ERROR)
       fail(KILN_ERR_IO, role, " '", path, "' is a truncated gzip file: the compressed stream ends after ",
            compressed.size(), " bytes without its end marker");
     fail(KILN_ERR_IO, role, " '", path, "' is a corrupt gzip file: ", stream.msg ? stream.msg : "inflate failed");
   }
-  out.resize(stream.total_out);
+  out.resize(produced);
   return out;
 }
 

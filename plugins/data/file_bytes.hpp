@@ -15,7 +15,8 @@ using Bytes = std::vector<unsigned char>;
 Bytes read_file(const std::string& path, const char* role);
 
 // `raw` as read from `path`: decompressed when it starts with the gzip
-// magic, unchanged otherwise. A truncated or corrupt gzip stream fails
+// magic, unchanged otherwise. Concatenated gzip members are one file; a
+// truncated or corrupt gzip stream, or other bytes after its end, fails
 // naming the path.
 Bytes decode_file_bytes(Bytes raw, const std::string& path, const char* role);
 

@@ -1,6 +1,8 @@
 // Parsing .npy files.
 #include "npy_format.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstring>
 #include <string_view>
@@ -8,14 +10,24 @@
 namespace kiln_data {
 namespace {
 
+// Tensors hold their elements in host order, which the byte swap below takes as little-endian.
+static_assert(std::endian::native == std::endian::little, "kiln reads NPY files on little-endian hosts only");
+
 constexpr unsigned char kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
+// A descr is a byte order ('<' little-endian, '>' big-endian, '|' for
+// single bytes, where order does not apply) followed by one of these.
 struct NpyType {
-  const char* descr;
+  const char* code;
   kiln_dtype dtype;
 };
-constexpr NpyType kNpyTypes[] = {{"<f4", KILN_F32}, {"<f8", KILN_F64}, {"<i4", KILN_I32},
-                                 {"<i8", KILN_I64}, {"|u1", KILN_U8},  {"|b1", KILN_BOOL}};
+constexpr NpyType kNpyTypes[] = {{"f4", KILN_F32}, {"f8", KILN_F64}, {"i4", KILN_I32},
+                                 {"i8", KILN_I64}, {"u1", KILN_U8},  {"b1", KILN_BOOL}};
+
+struct NpyElement {
+  kiln_dtype dtype;
+  bool big_endian;  // of more than one byte, stored most significant byte first
+};
 
 // Reads the values of the header dict, a Python literal written by numpy.
 class HeaderParser {
@@ -79,14 +91,21 @@ class HeaderParser {
   const std::string& path_;
 };
 
-kiln_dtype dtype_of(const std::string& descr, const std::string& path) {
-  for (const NpyType& t : kNpyTypes)
-    if (descr == t.descr) return t.dtype;
-  if (!descr.empty() && descr[0] == '>')
-    fail(KILN_ERR_UNSUPPORTED, "NPY file '", path, "' holds big-endian data ('", descr,
-         "'); only little-endian files are read");
+NpyElement element_of(const std::string& descr, const std::string& path) {
+  const char order = descr.empty() ? '\0' : descr[0];
+  for (const NpyType& t : kNpyTypes) {
+    if (descr.size() < 2 || descr.compare(1, std::string::npos, t.code) != 0) continue;
+    const bool one_byte = dtype_size(t.dtype) == 1;
+    if (order == '<' || order == '>' || (order == '|' && one_byte)) return {t.dtype, order == '>' && !one_byte};
+  }
   fail(KILN_ERR_UNSUPPORTED, "NPY file '", path, "' has dtype '", descr,
-       "'; expected one of <f4 <f8 <i4 <i8 |u1 |b1");
+       "'; expected one of <f4 <f8 <i4 <i8 |u1 |b1 or their big-endian forms >f4 >f8 >i4 >i8");
+}
+
+// Reverses the bytes of each element of `data` in place: big-endian to host order.
+void swap_element_bytes(Bytes& data, size_t element_size) {
+  for (auto element = data.begin(); element != data.end(); element += std::ptrdiff_t(element_size))
+    std::reverse(element, element + std::ptrdiff_t(element_size));
 }
 
 }  // namespace
@@ -109,9 +128,11 @@ NpyArray parse_npy(const Bytes& file, const std::string& path) {
     fail(KILN_ERR_IO, "NPY file '", path, "' is truncated: its header needs ", header_length, " bytes, the file holds ",
          file.size() - header_start, " after the header length");
   const HeaderParser header({reinterpret_cast<const char*>(file.data()) + header_start, header_length}, path);
-  NpyArray array{dtype_of(header.string_of("descr"), path), header.shape_of("shape"), {}};
+  const NpyElement element = element_of(header.string_of("descr"), path);
+  NpyArray array{element.dtype, header.shape_of("shape"), {}};
   if (header.bool_of("fortran_order"))
-    fail(KILN_ERR_UNSUPPORTED, "NPY file '", path, "' is in Fortran order; only C order (fortran_order False) is read");
+    fail(KILN_ERR_UNSUPPORTED, "NPY file '", path, "' is in Fortran order; only C order (fortran_order False) is "
+         "read: save numpy.ascontiguousarray(a) instead");
   const size_t data_start = header_start + header_length;
   const size_t held = file.size() - data_start;
   // Multiply with a bound so that a huge shape cannot overflow.
@@ -126,6 +147,7 @@ NpyArray parse_npy(const Bytes& file, const std::string& path) {
          " more than its header promises (", dtype_name(array.dtype), shape_text(array.shape), " = ", expected,
          " bytes)");
   array.data.assign(file.begin() + std::ptrdiff_t(data_start), file.end());
+  if (element.big_endian) swap_element_bytes(array.data, dtype_size(array.dtype));
   return array;
 }
 

@@ -19,8 +19,9 @@ struct NpyArray {
 };
 
 // Parses the .npy file `path` (its bytes in `file`). Takes the dtypes <f4
-// <f8 <i4 <i8 |u1 |b1; refuses big-endian data, Fortran order, a wrong magic,
-// a header that does not parse and data of another size than the header says.
+// <f8 <i4 <i8 |u1 |b1, and >f4 >f8 >i4 >i8 (byte-swapped to host order);
+// refuses Fortran order, a wrong magic, a header that does not parse and
+// data of another size than the header says.
 NpyArray parse_npy(const Bytes& file, const std::string& path);
 
 }  // namespace kiln_data

@@ -38,6 +38,8 @@ write("idx", "f32", idx(0x0D, [2], struct.pack(">ff", 1.5, -2.0)))
 write("idx", "i16", idx(0x0B, [2], struct.pack(">hh", -5, 7)))
 write("idx", "short_data", idx(0x08, [4, 4], bytes(3)))
 write("idx", "truncated.gz", gz(images)[:-6])
+write("idx", "members.gz", gz(images[:12]) + gz(images[12:]))
+write("idx", "trailing.gz", gz(images) + b"\0\0")
 
 write("npy", "f4", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", struct.pack("<4f", 1, 2, 3, 4)))
 write("npy", "i8_v2", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", struct.pack("<3q", 1, -2, 3), 2))

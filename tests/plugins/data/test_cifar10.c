@@ -51,6 +51,9 @@ int main(void) {
   write_file(temp_path("truncated.bin"), three, 2 * RECORD - 5);
   CHECK_ERROR(open_cifar(rt, temp_path("truncated.bin"), &src), KILN_ERR_IO, "truncated.bin", "6141 bytes",
               "not a positive multiple of 3073");
+  /* A bad batch after a good one fails the whole source, naming the bad one. */
+  snprintf(files, sizeof files, "%s:%s", temp_path("batch_1.bin"), temp_path("truncated.bin"));
+  CHECK_ERROR(open_cifar(rt, files, &src), KILN_ERR_IO, "CIFAR-10 batch", "truncated.bin", "6141 bytes");
   three[RECORD] = 200; /* a label outside 0..9 */
   write_file(temp_path("corrupt.bin"), three, 3 * RECORD);
   CHECK_ERROR(open_cifar(rt, temp_path("corrupt.bin"), &src), KILN_ERR_IO, "corrupt.bin", "is corrupt",

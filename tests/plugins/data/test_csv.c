@@ -72,8 +72,12 @@ static void test_bad_tables(kiln_runtime* rt) {
   CHECK_ERROR(open_csv(rt, temp_path("word.csv"), 1, -2, ",", &src), KILN_ERR_IO, "word.csv", "line 3, column 2",
               "'abc' is not a number");
   write_text(temp_path("ragged.csv"), "1,2,3\n4,5\n");
-  CHECK_ERROR(open_csv(rt, temp_path("ragged.csv"), 0, -2, ",", &src), KILN_ERR_IO, "line 2 has 2 columns",
-              "line 1 has 3");
+  CHECK_ERROR(open_csv(rt, temp_path("ragged.csv"), 0, -2, ",", &src), KILN_ERR_IO, "ragged.csv",
+              "line 2 has 2 columns", "line 1 has 3");
+  /* A row wider than the header, after a blank line: lines are counted as in the file. */
+  write_text(temp_path("wide-row.csv"), "x,y,label\n1,2,0\n\n3,4,5,1\n");
+  CHECK_ERROR(open_csv(rt, temp_path("wide-row.csv"), 1, -2, ",", &src), KILN_ERR_IO, "wide-row.csv",
+              "line 4 has 4 columns", "line 1 has 3");
   write_text(temp_path("fraction.csv"), "1,2.5\n");
   CHECK_ERROR(open_csv(rt, temp_path("fraction.csv"), 0, -2, ",", &src), KILN_ERR_IO, "label 2.5",
               "not an integer");

@@ -1,5 +1,6 @@
-/* The "idx" data source: plain and gzip IDX files, item shapes and types,
- * and each malformed file with its own message. */
+/* The "idx" data source: plain and gzip IDX files (of one or several gzip
+ * members), item shapes and types, and each malformed file with its own
+ * message. */
 #include "data_test.h"
 
 /* An IDX header for `rank` dims of type `code` into `out`; returns its size. */
@@ -37,6 +38,17 @@ static size_t labels_file(unsigned char* out) {
   return n;
 }
 
+/* Up to `cap` bytes of the file `path` into `out`; returns how many. */
+static size_t read_back(const char* path, unsigned char* out, size_t cap) {
+  size_t n = 0;
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL);
+  if (!f) return 0;
+  n = fread(out, 1, cap, f);
+  fclose(f);
+  return n;
+}
+
 static kiln_status open_idx(kiln_runtime* rt, const char* images, const char* labels, kiln_data_source** out) {
   const kiln_attr config[2] = {kiln_attr_string("images", images), kiln_attr_string("labels", labels)};
   return kiln_data_source_create(rt, "idx", config, 2, out);
@@ -71,6 +83,20 @@ static void test_plain_and_gzip(kiln_runtime* rt) {
   write_gzip(temp_path("images-gz.idx"), images, n_images);
   write_gzip(temp_path("labels.idx.gz"), labels, n_labels);
   check_reads_back(rt, temp_path("images-gz.idx"), temp_path("labels.idx.gz"));
+}
+
+/* Two gzip files joined (`cat a.gz b.gz`) are one file, as gzip -d reads
+ * them: the header and first image in one member, the rest in another. */
+static void test_gzip_members(kiln_runtime* rt) {
+  unsigned char images[64], joined[512];
+  const size_t n_images = images_file(images), split = 16 + 4;
+  size_t n;
+  write_gzip(temp_path("first.gz"), images, split);
+  write_gzip(temp_path("second.gz"), images + split, n_images - split);
+  n = read_back(temp_path("first.gz"), joined, sizeof joined);
+  n += read_back(temp_path("second.gz"), joined + n, sizeof joined - n);
+  write_file(temp_path("members.idx.gz"), joined, n);
+  check_reads_back(rt, temp_path("members.idx.gz"), temp_path("labels.idx"));
 }
 
 static void test_wide_types(kiln_runtime* rt) {
@@ -141,16 +167,18 @@ static void test_bad_files(kiln_runtime* rt) {
   write_file(temp_path("corrupt.gz"), garbage, sizeof garbage);
   CHECK_ERROR(open_idx(rt, temp_path("corrupt.gz"), good_labels, &src), KILN_ERR_IO, "corrupt.gz",
               "corrupt gzip file");
-  /* A gzip stream cut short. */
+  /* A gzip stream cut short, and one followed by bytes that are not another member. */
   write_gzip(temp_path("whole.gz"), images, n_images);
   {
     unsigned char whole[256];
-    FILE* f = fopen(temp_path("whole.gz"), "rb");
-    const size_t n = fread(whole, 1, sizeof whole, f);
-    fclose(f);
+    const size_t n = read_back(temp_path("whole.gz"), whole, sizeof whole - 3);
     write_file(temp_path("cut.gz"), whole, n - 12);
+    memcpy(whole + n, "END", 3);
+    write_file(temp_path("trailing.gz"), whole, n + 3);
   }
   CHECK_ERROR(open_idx(rt, temp_path("cut.gz"), good_labels, &src), KILN_ERR_IO, "cut.gz", "truncated gzip file");
+  CHECK_ERROR(open_idx(rt, temp_path("trailing.gz"), good_labels, &src), KILN_ERR_IO, "trailing.gz",
+              "3 bytes after the end of its gzip stream", "not another gzip member");
 
   CHECK_ERROR(open_idx(rt, temp_path("no-such-file.idx"), good_labels, &src), KILN_ERR_IO, "cannot open",
               "no-such-file.idx");
@@ -234,6 +262,7 @@ static void test_limit(kiln_runtime* rt) {
 int main(void) {
   kiln_runtime* rt = open_runtime();
   test_plain_and_gzip(rt);
+  test_gzip_members(rt);
   test_wide_types(rt);
   test_bad_files(rt);
   test_empty_but_huge_items(rt);

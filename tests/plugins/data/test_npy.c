@@ -28,21 +28,37 @@ static kiln_status open_npy(kiln_runtime* rt, const char* inputs, const char* ta
   return kiln_data_source_create(rt, "npy", config, targets ? 2 : 1, out);
 }
 
-/* Two examples of 2 elements each, of `descr`, read back as `dtype`. */
-static void check_dtype(kiln_runtime* rt, const char* descr, kiln_dtype dtype, const void* data, size_t elem) {
+/* Two examples of 2 elements each, of `descr`, stored as `stored`, read
+ * back as `dtype` with the values of `data` (in host order). */
+static void check_stored(kiln_runtime* rt, const char* descr, kiln_dtype dtype, const void* stored, const void* data,
+                         size_t elem) {
   char dict[128];
   kiln_data_source* src = NULL;
   unsigned char got[16];
   kiln_tensor_desc desc;
   const int64_t dims[1] = {2};
   snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 2), }", descr);
-  write_npy(temp_path("dtype.npy"), 1, dict, data, 4 * elem);
+  write_npy(temp_path("dtype.npy"), 1, dict, stored, 4 * elem);
   CHECK_OK(open_npy(rt, temp_path("dtype.npy"), NULL, &src));
   if (!src) return;
   read_example_field(src, 1, "input", &desc, got, 2 * elem);
   CHECK(desc_is(&desc, dtype, 1, dims));
   CHECK(memcmp(got, (const unsigned char*)data + 2 * elem, 2 * elem) == 0);
   kiln_data_source_release(src);
+}
+
+static void check_dtype(kiln_runtime* rt, const char* descr, kiln_dtype dtype, const void* data, size_t elem) {
+  check_stored(rt, descr, dtype, data, data, elem);
+}
+
+/* `data`, 4 elements of `elem` bytes, stored most significant byte first
+ * (the host is little-endian), reads back as the same values. */
+static void check_big_endian(kiln_runtime* rt, const char* descr, kiln_dtype dtype, const void* data, size_t elem) {
+  unsigned char stored[32];
+  size_t i, b;
+  for (i = 0; i < 4; ++i)
+    for (b = 0; b < elem; ++b) stored[i * elem + b] = ((const unsigned char*)data)[i * elem + elem - 1 - b];
+  check_stored(rt, descr, dtype, stored, data, elem);
 }
 
 static void test_dtypes(kiln_runtime* rt) {
@@ -58,6 +74,11 @@ static void test_dtypes(kiln_runtime* rt) {
   check_dtype(rt, "<i8", KILN_I64, i8, 8);
   check_dtype(rt, "|u1", KILN_U8, u1, 1);
   check_dtype(rt, "|b1", KILN_BOOL, b1, 1);
+  /* Big-endian files are byte-swapped into host order. */
+  check_big_endian(rt, ">f4", KILN_F32, f4, 4);
+  check_big_endian(rt, ">f8", KILN_F64, f8, 8);
+  check_big_endian(rt, ">i4", KILN_I32, i4, 4);
+  check_big_endian(rt, ">i8", KILN_I64, i8, 8);
 }
 
 static void test_versions_and_targets(kiln_runtime* rt) {
@@ -102,15 +123,17 @@ static void test_bad_files(kiln_runtime* rt) {
   write_text(temp_path("wrong-magic.npy"), "PK\x03\x04 this is a zip file, not an array");
   CHECK_ERROR(open_npy(rt, temp_path("wrong-magic.npy"), NULL, &src), KILN_ERR_IO, "wrong-magic.npy",
               "not an NPY file", "magic");
-  write_npy(temp_path("big-endian.npy"), 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }", data,
-            sizeof data);
-  CHECK_ERROR(open_npy(rt, temp_path("big-endian.npy"), NULL, &src), KILN_ERR_UNSUPPORTED, "big-endian", "'>f4'");
   write_npy(temp_path("fortran.npy"), 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", data,
             sizeof data);
-  CHECK_ERROR(open_npy(rt, temp_path("fortran.npy"), NULL, &src), KILN_ERR_UNSUPPORTED, "Fortran order");
+  CHECK_ERROR(open_npy(rt, temp_path("fortran.npy"), NULL, &src), KILN_ERR_UNSUPPORTED, "fortran.npy",
+              "is in Fortran order", "numpy.ascontiguousarray");
   write_npy(temp_path("complex.npy"), 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", data, 8);
   CHECK_ERROR(open_npy(rt, temp_path("complex.npy"), NULL, &src), KILN_ERR_UNSUPPORTED, "'<c8'",
-              "<f4 <f8 <i4 <i8 |u1 |b1");
+              "<f4 <f8 <i4 <i8 |u1 |b1", ">f4 >f8 >i4 >i8");
+  /* '|' (no byte order) only for single bytes. */
+  write_npy(temp_path("no-order.npy"), 1, "{'descr': '|f4', 'fortran_order': False, 'shape': (2, 2), }", data,
+            sizeof data);
+  CHECK_ERROR(open_npy(rt, temp_path("no-order.npy"), NULL, &src), KILN_ERR_UNSUPPORTED, "no-order.npy", "'|f4'");
   write_npy(temp_path("v9.npy"), 1, good, data, sizeof data);
   {
     unsigned char bytes[128];
