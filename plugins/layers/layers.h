@@ -13,6 +13,9 @@ kiln_status kl_register_flatten(kiln_registrar* registrar);     /* Flatten */
 kiln_status kl_register_dropout(kiln_registrar* registrar);     /* Dropout */
 kiln_status kl_register_batch_norm(kiln_registrar* registrar);  /* BatchNorm1d, BatchNorm2d */
 kiln_status kl_register_layer_norm(kiln_registrar* registrar);  /* LayerNorm */
+kiln_status kl_register_channel_norm(kiln_registrar* registrar); /* GroupNorm, InstanceNorm2d */
+kiln_status kl_register_upsample(kiln_registrar* registrar);    /* Upsample */
+kiln_status kl_register_prelu(kiln_registrar* registrar);       /* PReLU */
 kiln_status kl_register_embedding(kiln_registrar* registrar);   /* Embedding */
 kiln_status kl_register_attention(kiln_registrar* registrar);   /* MultiHeadAttention */
 kiln_status kl_register_transformer(kiln_registrar* registrar); /* TransformerBlock */

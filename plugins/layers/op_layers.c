@@ -1,6 +1,6 @@
 /* Layers that are one op with the layer's configuration as the op's
  * attributes (the entries carry the op's attribute names): the pools, the
- * activations and Softmax. Each kind is a row of `kinds`: its names, its
+ * activations, Softmax and Identity (a copy). Each kind is a row of `kinds`: its names, its
  * schema and a check of the values. Input: one tensor. */
 #include <stdlib.h>
 
@@ -68,6 +68,29 @@ static kiln_status check_max_pool(const char* layer, const kiln_attr* config) {
   return st != KILN_OK ? st : kl_read_pair(layer, &config[MAX_DILATION], 1, 0, dilation);
 }
 
+/* The 1-d pools take the entries of the 2-d ones with one value each
+ * (kernel_size = [k] or k); their ops, max_pool1d and avg_pool1d, read them
+ * as such. */
+static kiln_status check_single_values(const char* layer, const kiln_attr* config, size_t n) {
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    if (config[i].type == KILN_ATTR_INTS && config[i].value.ints.len > 1)
+      return kl_fail(KILN_ERR_INVALID_ARGUMENT, "%s: %s takes one value (the window along L), got %zu", layer,
+                     config[i].name, config[i].value.ints.len);
+  }
+  return KILN_OK;
+}
+
+static kiln_status check_max_pool1d(const char* layer, const kiln_attr* config) {
+  const kiln_status st = check_single_values(layer, config, MAX_N_CONFIG);
+  return st != KILN_OK ? st : check_max_pool(layer, config);
+}
+
+static kiln_status check_avg_pool1d(const char* layer, const kiln_attr* config) {
+  const kiln_status st = check_single_values(layer, config, AVG_N_CONFIG);
+  return st != KILN_OK ? st : check_pool(layer, config);
+}
+
 static kiln_status check_adaptive(const char* layer, const kiln_attr* config) {
   int64_t size[2];
   return kl_read_pair(layer, &config[0], 1, 0, size);
@@ -81,6 +104,11 @@ static const kiln_attr_spec leaky_relu_config[] = {
 
 static const kiln_attr_spec gelu_config[] = {
     {{"approximate", KILN_ATTR_STRING, {.s = "none"}}, 0, "\"none\" (exact, with erf) or \"tanh\""},
+};
+
+static const kiln_attr_spec softplus_config[] = {
+    {{"beta", KILN_ATTR_FLOAT, {.f = 1.0}}, 0, "log(1 + exp(beta * x)) / beta"},
+    {{"threshold", KILN_ATTR_FLOAT, {.f = 20.0}}, 0, "x itself where beta * x exceeds it"},
 };
 
 static const kiln_attr_spec softmax_config[] = {
@@ -98,6 +126,8 @@ static kiln_status check_gelu(const char* layer, const kiln_attr* config) {
 static const op_layer_kind kinds[] = {
     {"MaxPool2d", "max_pool2d", max_pool_config, MAX_N_CONFIG, check_max_pool},
     {"AvgPool2d", "avg_pool2d", avg_pool_config, AVG_N_CONFIG, check_pool},
+    {"MaxPool1d", "max_pool1d", max_pool_config, MAX_N_CONFIG, check_max_pool1d},
+    {"AvgPool1d", "avg_pool1d", avg_pool_config, AVG_N_CONFIG, check_avg_pool1d},
     {"AdaptiveAvgPool2d", "adaptive_avg_pool2d", adaptive_config, COUNT(adaptive_config), check_adaptive},
     {"ReLU", "relu", NULL, 0, NULL},
     {"LeakyReLU", "leaky_relu", leaky_relu_config, COUNT(leaky_relu_config), NULL},
@@ -106,6 +136,10 @@ static const op_layer_kind kinds[] = {
     {"Tanh", "tanh", NULL, 0, NULL},
     {"Sigmoid", "sigmoid", NULL, 0, NULL},
     {"Softmax", "softmax", softmax_config, COUNT(softmax_config), NULL},
+    {"Softplus", "softplus", softplus_config, COUNT(softplus_config), NULL},
+    {"Hardswish", "hardswish", NULL, 0, NULL},
+    {"Mish", "mish", NULL, 0, NULL},
+    {"Identity", "copy", NULL, 0, NULL},
 };
 
 static void op_layer_destroy(void* state) {

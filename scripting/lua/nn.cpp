@@ -53,6 +53,11 @@ const std::vector<Positional>& positional_layers() {
       {"Softmax", {"dim"}},
       {"Flatten", {"start_dim", "end_dim"}},
       {"GELU", {"approximate"}},
+      {"MaxPool1d", {"kernel_size"}},
+      {"AvgPool1d", {"kernel_size"}},
+      {"GroupNorm", {"num_groups", "num_channels"}},
+      {"InstanceNorm2d", {"num_features"}},
+      {"PReLU", {"num_parameters"}},
   };
   return layers;
 }

@@ -1,4 +1,5 @@
-/* ReLU, LeakyReLU, GELU (exact and tanh), SiLU, Tanh, Sigmoid and Softmax:
+/* ReLU, LeakyReLU, GELU (exact and tanh), SiLU, Tanh, Sigmoid, Softplus,
+ * Hardswish, Mish, Identity and Softmax:
  * forward against the formulas, gradients against finite differences. */
 #include <math.h>
 
@@ -14,6 +15,10 @@ static double gelu_tanh(double x) {
 }
 static double sigmoid(double x) { return 1 / (1 + exp(-x)); }
 static double silu(double x) { return x * sigmoid(x); }
+static double softplus_beta2(double x) { return log(1 + exp(2 * x)) / 2; }
+static double hardswish(double x) { return x * (x < -3 ? 0 : x > 3 ? 1 : (x + 3) / 6); }
+static double mish(double x) { return x * tanh(log(1 + exp(x))); }
+static double identity(double x) { return x; }
 
 typedef struct activation_case {
   const char* type;
@@ -75,7 +80,7 @@ static void test_config_errors(kiln_runtime* rt) {
 
 int main(void) {
   const int64_t shape[3] = {2, 3, 4};
-  activation_case cases[7];
+  activation_case cases[11];
   double values[N_VALUES];
   kiln_runtime* rt = NULL;
   kiln_tensor* x = NULL;
@@ -102,6 +107,11 @@ int main(void) {
   cases[4] = (activation_case){"SiLU", {{0}}, 0, silu};
   cases[5] = (activation_case){"Tanh", {{0}}, 0, tanh};
   cases[6] = (activation_case){"Sigmoid", {{0}}, 0, sigmoid};
+  cases[7] = (activation_case){"Softplus", {{0}}, 1, softplus_beta2};
+  cases[7].config[0] = kiln_attr_float("beta", 2.0);
+  cases[8] = (activation_case){"Hardswish", {{0}}, 0, hardswish};
+  cases[9] = (activation_case){"Mish", {{0}}, 0, mish};
+  cases[10] = (activation_case){"Identity", {{0}}, 0, identity};
   if (x) {
     for (i = 0; i < COUNT(cases); ++i) test_activation(rt, &cases[i], x, values);
     test_softmax(rt, x, values);

@@ -33,5 +33,7 @@ void register_cuda_loss_kernels(OpRegistry& r);      // mse_loss, bce_with_logit
 void register_cuda_layer_norm_kernels(OpRegistry& r);  // layer_norm, layer_norm_backward
 void register_cuda_index_kernels(OpRegistry& r);       // embedding, gather and backward ops
 void register_cuda_concat_split_kernels(OpRegistry& r);  // concat, split, slice_grad
+void register_cuda_group_norm_kernels(OpRegistry& r);    // group_norm, group_norm_backward
+void register_cuda_upsample_kernels(OpRegistry& r);      // upsample_nearest2d, upsample_bilinear2d and backward ops
 
 }  // namespace kiln

@@ -3,6 +3,7 @@
 
 #ifdef KILN_WITH_CUDA
 #include "../../kernels/cuda/cuda_kernels.hpp"
+#include "../nn/kernel_of.hpp"
 #endif
 
 namespace kiln {
@@ -36,6 +37,10 @@ void register_device_ops(OpRegistry& r) {
   register_cuda_layer_norm_kernels(r);
   register_cuda_index_kernels(r);
   register_cuda_concat_split_kernels(r);
+  register_cuda_group_norm_kernels(r);
+  register_cuda_upsample_kernels(r);
+  // Last: ops that run other ops' kernels take the CUDA dtypes those have.
+  nn::register_cuda_mirrored_kernels(r);
 #endif
 }
 

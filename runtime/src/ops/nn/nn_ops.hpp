@@ -11,5 +11,7 @@ void register_linear_op(OpRegistry& r);   // linear; called by register_matmul_o
 void register_conv_ops(OpRegistry& r);    // conv2d and its backward ops
 void register_pool_ops(OpRegistry& r);    // pooling
 void register_norm_ops(OpRegistry& r);    // normalisation
+void register_upsample_ops(OpRegistry& r);  // upsample_nearest2d, upsample_bilinear2d and their backward ops
+void register_bmm_ops(OpRegistry& r);       // bmm, baddbmm (after matmul, whose kernels they run)
 
 }  // namespace kiln

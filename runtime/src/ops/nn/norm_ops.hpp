@@ -15,6 +15,8 @@ namespace kiln::nn {
 
 void register_batch_norm_ops(OpRegistry& r);  // batch_norm, batch_norm_backward
 void register_layer_norm_ops(OpRegistry& r);  // layer_norm, layer_norm_backward
+void register_group_norm_ops(OpRegistry& r);  // group_norm, group_norm_backward
+void register_instance_norm_op(OpRegistry& r);  // instance_norm (after group_norm, whose kernels it runs)
 
 // Input i of a call, or an undefined tensor where the caller left a trailing
 // optional input out.

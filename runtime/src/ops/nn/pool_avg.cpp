@@ -15,17 +15,6 @@ namespace {
 
 PlaneDims plane_dims(const Pool2dGeometry& g) { return {g.planes(), g.h, g.w, g.out_h, g.out_w}; }
 
-std::vector<int64_t> dims_of(const Shape& s) { return {s.begin(), s.end()}; }
-
-// Forward attributes followed by the input's shape: the attributes of the
-// matching backward op, whose schema appends "input_shape".
-Attrs with_input_shape(const Attrs& forward, const Shape& input) {
-  std::vector<AttrValue> values;
-  for (size_t i = 0; i < forward.size(); ++i) values.push_back(forward[i]);
-  values.emplace_back(dims_of(input));
-  return Attrs(std::move(values));
-}
-
 // ---- avg_pool2d ------------------------------------------------------------
 
 struct AvgPoolWindows {

@@ -19,17 +19,15 @@ Pair read_pair(const OpDef& op, const Attrs& attrs, const char* name, const Pair
   return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
 }
 
-// PyTorch's pooling_output_shape: floor or ceil of the window count, and in
-// ceil mode the last window must start inside the input or its left padding.
-int64_t output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
+}  // namespace
+
+int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
   const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
   if (span < 0) return 0;
   int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
   return out;
 }
-
-}  // namespace
 
 std::vector<AttrSpec> pool2d_attrs(PoolKind kind, bool for_backward) {
   std::vector<AttrSpec> attrs = {attr_required("kernel_size", AttrType::ints), attr_ints("stride", {}),
@@ -71,13 +69,20 @@ Pool2dGeometry pool2d_geometry(const OpDef& op, const Attrs& attrs, const Shape&
   g.pad_w = pad.w;
   g.dilation_h = dilation.h;
   g.dilation_w = dilation.w;
-  g.out_h = output_size(g.h, kernel.h, stride.h, pad.h, dilation.h, ceil_mode);
-  g.out_w = output_size(g.w, kernel.w, stride.w, pad.w, dilation.w, ceil_mode);
+  g.out_h = pool_output_size(g.h, kernel.h, stride.h, pad.h, dilation.h, ceil_mode);
+  g.out_w = pool_output_size(g.w, kernel.w, stride.w, pad.w, dilation.w, ceil_mode);
   KILN_CHECK(g.out_h >= 1 && g.out_w >= 1, Status::shape_mismatch, "op '", op.name, "': a ",
              dilation.h * (kernel.h - 1) + 1, "x", dilation.w * (kernel.w - 1) + 1, " window (padding ", pad.h, "x",
              pad.w, ") does not fit a ", g.h, "x", g.w, " input (shape ", to_string(input),
              "); the output would be ", g.out_h, "x", g.out_w);
   return g;
+}
+
+Attrs with_input_shape(const Attrs& forward, const Shape& input) {
+  std::vector<AttrValue> values;
+  for (size_t i = 0; i < forward.size(); ++i) values.push_back(forward[i]);
+  values.emplace_back(std::vector<int64_t>(input.begin(), input.end()));
+  return Attrs(std::move(values));
 }
 
 Shape pool_input_shape_attr(const OpDef& op, const Attrs& attrs) {

@@ -24,6 +24,11 @@ struct Pool2dGeometry {
 
 enum class PoolKind { max, average };
 
+// The output size along one axis, as PyTorch's pooling_output_shape: floor
+// or ceil of the window count, and in ceil mode the last window must start
+// inside the input or its left padding.
+int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
+
 // Schema attributes of max_pool2d / avg_pool2d; their backward ops take the
 // same ones plus "input_shape" when `for_backward`.
 std::vector<AttrSpec> pool2d_attrs(PoolKind kind, bool for_backward);
@@ -32,6 +37,10 @@ std::vector<AttrSpec> pool2d_attrs(PoolKind kind, bool for_backward);
 // shape `input` ([N, C, H, W]); throws naming the op, the shapes and what was
 // expected.
 Pool2dGeometry pool2d_geometry(const OpDef& op, const Attrs& attrs, const Shape& input);
+
+// Forward attributes followed by the input's shape: the attributes of the
+// matching backward op, whose schema appends "input_shape" (pools, upsampling).
+Attrs with_input_shape(const Attrs& forward, const Shape& input);
 
 // The "input_shape" attribute of a pooling backward op.
 Shape pool_input_shape_attr(const OpDef& op, const Attrs& attrs);

@@ -8,6 +8,8 @@ void register_nn_ops(OpRegistry& r) {
   register_conv_ops(r);
   register_pool_ops(r);
   register_norm_ops(r);
+  register_upsample_ops(r);
+  register_bmm_ops(r);
 }
 
 }  // namespace kiln
