@@ -9,6 +9,7 @@ class OpRegistry;
 void register_matmul_ops(OpRegistry& r);  // matmul, linear and their backward ops
 void register_linear_op(OpRegistry& r);   // linear; called by register_matmul_ops
 void register_conv_ops(OpRegistry& r);    // conv2d and its backward ops
+void register_conv1d_op(OpRegistry& r);   // conv1d, on conv2d's kernels
 void register_pool_ops(OpRegistry& r);    // pooling
 void register_norm_ops(OpRegistry& r);    // normalisation
 
