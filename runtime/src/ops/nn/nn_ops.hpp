@@ -10,6 +10,7 @@ void register_matmul_ops(OpRegistry& r);  // matmul, linear and their backward o
 void register_linear_op(OpRegistry& r);   // linear; called by register_matmul_ops
 void register_conv_ops(OpRegistry& r);    // conv2d and its backward ops
 void register_conv1d_op(OpRegistry& r);   // conv1d, on conv2d's kernels
+void register_conv_transpose2d_op(OpRegistry& r);  // conv_transpose2d, on conv2d's kernels
 void register_pool_ops(OpRegistry& r);    // pooling
 void register_norm_ops(OpRegistry& r);    // normalisation
 
