@@ -8,6 +8,7 @@ void register_nn_ops(OpRegistry& r) {
   register_conv_ops(r);
   register_conv1d_op(r);
   register_conv_transpose2d_op(r);
+  register_attention_ops(r);
   register_pool_ops(r);
   register_norm_ops(r);
 }
