@@ -1,4 +1,4 @@
-/* The configuration both convolution layers start with, in PyTorch's order:
+/* The configuration every convolution layer starts with, in PyTorch's order:
  * in_channels, out_channels, kernel_size, stride, padding, dilation. */
 #ifndef KILN_LAYERS_CONV_CONFIG_H
 #define KILN_LAYERS_CONV_CONFIG_H

@@ -6,7 +6,7 @@
 #include <kiln/kiln_plugin.h>
 
 kiln_status kl_register_linear(kiln_registrar* registrar);      /* Linear */
-kiln_status kl_register_conv(kiln_registrar* registrar);        /* Conv2d */
+kiln_status kl_register_conv(kiln_registrar* registrar);        /* Conv1d, Conv2d, ConvTranspose2d */
 kiln_status kl_register_separable_conv(kiln_registrar* registrar); /* DepthwiseSeparableConv2d */
 kiln_status kl_register_op_layers(kiln_registrar* registrar);   /* pools, activations, Softmax */
 kiln_status kl_register_flatten(kiln_registrar* registrar);     /* Flatten */

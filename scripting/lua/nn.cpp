@@ -37,7 +37,9 @@ struct Positional {
 const std::vector<Positional>& positional_layers() {
   static const std::vector<Positional> layers = {
       {"Linear", {"in_features", "out_features"}},
+      {"Conv1d", {"in_channels", "out_channels", "kernel_size"}},
       {"Conv2d", {"in_channels", "out_channels", "kernel_size"}},
+      {"ConvTranspose2d", {"in_channels", "out_channels", "kernel_size"}},
       {"DepthwiseSeparableConv2d", {"in_channels", "out_channels", "kernel_size"}},
       {"MaxPool2d", {"kernel_size"}},
       {"AvgPool2d", {"kernel_size"}},

@@ -1,17 +1,31 @@
 // Ops that are another op seen differently (a 1-d pool as a 2-d pool of
 // height 1, bmm as matmul, instance_norm as group_norm with a group per
-// channel) run that op's kernels, on every device it has them for, rather
-// than a copy of them. Their kernel is one function for every device and
-// dtype: it reshapes the tensors, translates the attributes and calls the
-// other op's kernel.
+// channel, conv1d as conv2d of height 1, conv_transpose2d as conv2d's
+// gradient with respect to its input) run that op's kernels, on every
+// device it has them for, rather than a copy of them. Their kernel is one
+// function for every device and dtype: it views the tensors, translates the
+// attributes and calls the other op's kernel.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "kiln/ops/registry.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::nn {
+
+// Every floating dtype: what conv2d and its backward ops take on every device.
+inline constexpr std::array<DType, 4> kFloatingDTypes{DType::f32, DType::f64, DType::f16, DType::bf16};
+
+// The devices this build has kernels for: the CPU, and CUDA when built with it.
+std::vector<DeviceType> built_devices();
+
+// `t` (dense) seen with another shape of the same element count, sharing
+// its memory: writing the view writes `t`.
+Tensor dense_view(const Tensor& t, const Shape& shape);
 
 // Runs the kernel `target` has for the device of outputs[0] and the dtype of
 // its dtype_input among `inputs`; throws unsupported, naming both ops, when

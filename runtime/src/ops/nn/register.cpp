@@ -6,6 +6,9 @@ namespace kiln {
 void register_nn_ops(OpRegistry& r) {
   register_matmul_ops(r);
   register_conv_ops(r);
+  register_conv1d_op(r);
+  register_conv_transpose2d_op(r);
+  register_attention_ops(r);
   register_pool_ops(r);
   register_norm_ops(r);
   register_upsample_ops(r);

@@ -1,0 +1,21 @@
+// The kernels of scaled_dot_product_attention and of its backward op
+// (inputs grad_output, query, key, value, output, attn_mask; outputs the
+// gradients of query, key and value):
+// - fused on the CPU for f32 and f64 (attention_fused.cpp): one pass over
+//   the keys per query row with a running softmax, so no [L, S] matrix of
+//   scores or weights is ever stored;
+// - composed of matmul, softmax and element-wise ops for the other dtypes
+//   and devices (attention_composed.cpp), the [L, S] weights materialised.
+#pragma once
+
+#include "kiln/ops/op_def.hpp"
+
+namespace kiln::nn {
+
+void attention_fused_kernel(const KernelCall& c);
+void attention_backward_fused_kernel(const KernelCall& c);
+
+void attention_composed_kernel(const KernelCall& c);
+void attention_backward_composed_kernel(const KernelCall& c);
+
+}  // namespace kiln::nn

@@ -1,0 +1,88 @@
+// scaled_dot_product_attention(query, key, value, attn_mask?; dropout_p,
+// is_causal, scale) as torch.nn.functional.scaled_dot_product_attention
+// (shapes and mask rules in attention_shape.hpp; scale 0 means 1/sqrt(E),
+// dropout_p must be 0), and its backward op, which gives the gradients of
+// query, key and value; the mask receives none.
+#include "attention_kernels.hpp"
+#include "attention_shape.hpp"
+#include "kernel_of.hpp"
+#include "kiln/ops/helpers.hpp"
+#include "nn_ops.hpp"
+
+namespace kiln {
+namespace {
+
+Tensor optional_input(std::span<const Tensor> inputs, size_t i) { return inputs.size() > i ? inputs[i] : Tensor(); }
+
+// Inputs `first` to `last` are floating and of one dtype.
+void check_floating_inputs(const InferCall& c, size_t first, size_t last) {
+  const DType dtype = c.inputs[first].dtype();
+  for (size_t i = first; i <= last; ++i) {
+    check_floating(c, i);
+    KILN_CHECK(c.inputs[i].dtype() == dtype, Status::dtype_mismatch, "op '", c.op.name, "': ", c.op.inputs[i].name,
+               " is ", dtype_name(c.inputs[i].dtype()), " but ", c.op.inputs[first].name, " is ", dtype_name(dtype));
+  }
+}
+
+void attention_infer(InferCall& c) {
+  check_floating_inputs(c, 0, 2);
+  const nn::AttentionShape s =
+      nn::attention_shape(c.op, c.attrs, c.inputs[0], c.inputs[1], c.inputs[2], optional_input(c.inputs, 3));
+  c.outputs.push_back({s.output_shape(c.inputs[0].shape()), c.inputs[0].dtype(), c.device});
+}
+
+std::vector<Tensor> attention_backward(const BackwardCall& c) {
+  Runtime& rt = c.runtime;
+  const std::vector<Tensor> grads =
+      rt.call(rt.op("scaled_dot_product_attention_backward"),
+              std::vector<Tensor>{c.grad_outputs[0], c.inputs[0], c.inputs[1], c.inputs[2], c.outputs[0],
+                                  optional_input(c.inputs, 3)},
+              c.attrs);
+  std::vector<Tensor> result(c.inputs.size());
+  for (size_t i = 0; i < 3; ++i)
+    if (c.needs_input_grad[i]) result[i] = grads[i];
+  return result;
+}
+
+// (grad_output, query, key, value, output, attn_mask?) -> grads of query, key, value
+void attention_backward_infer(InferCall& c) {
+  check_floating_inputs(c, 0, 4);
+  const nn::AttentionShape s =
+      nn::attention_shape(c.op, c.attrs, c.inputs[1], c.inputs[2], c.inputs[3], optional_input(c.inputs, 5));
+  const Shape out = s.output_shape(c.inputs[1].shape());
+  for (size_t i : {0, 4})
+    KILN_CHECK(c.inputs[i].shape() == out, Status::shape_mismatch, "op '", c.op.name, "': ", c.op.inputs[i].name,
+               " is ", to_string(c.inputs[i].shape()), " but the attention's output is ", to_string(out));
+  for (size_t i : {1, 2, 3}) c.outputs.push_back({c.inputs[i].shape(), c.inputs[i].dtype(), c.device});
+}
+
+void set_kernels(OpDef& op, KernelFn fused, KernelFn composed) {
+  op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64}, fused);
+  op.set_kernel(DeviceType::cpu, {DType::f16, DType::bf16}, composed);
+  for (DeviceType device : nn::built_devices())
+    if (device != DeviceType::cpu) op.set_kernel(device, nn::kFloatingDTypes, composed);
+}
+
+}  // namespace
+
+void register_attention_ops(OpRegistry& r) {
+  OpDef op;
+  op.name = "scaled_dot_product_attention";
+  op.inputs = {{"query"}, {"key"}, {"value"}, {"attn_mask", true}};
+  op.attrs = nn::attention_attrs();
+  op.infer = attention_infer;
+  op.backward = attention_backward;
+  op.precision = PrecisionCategory::lower;
+  set_kernels(op, nn::attention_fused_kernel, nn::attention_composed_kernel);
+  r.add(std::move(op));
+
+  OpDef grad;
+  grad.name = "scaled_dot_product_attention_backward";
+  grad.inputs = {{"grad_output"}, {"query"}, {"key"}, {"value"}, {"output"}, {"attn_mask", true}};
+  grad.attrs = nn::attention_attrs();
+  grad.infer = attention_backward_infer;
+  set_kernels(grad, nn::attention_backward_fused_kernel, nn::attention_backward_composed_kernel);
+  r.add(std::move(grad));
+}
+
+}  // namespace kiln
