@@ -19,5 +19,7 @@ kiln_status kl_register_prelu(kiln_registrar* registrar);       /* PReLU */
 kiln_status kl_register_embedding(kiln_registrar* registrar);   /* Embedding */
 kiln_status kl_register_attention(kiln_registrar* registrar);   /* MultiHeadAttention */
 kiln_status kl_register_transformer(kiln_registrar* registrar); /* TransformerBlock */
+kiln_status kl_register_lstm(kiln_registrar* registrar);        /* LSTM */
+kiln_status kl_register_gru(kiln_registrar* registrar);         /* GRU */
 
 #endif /* KILN_LAYERS_LAYERS_H */

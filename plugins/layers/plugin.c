@@ -10,6 +10,7 @@ static kiln_status register_plugin(const kiln_host* host, kiln_registrar* regist
       kl_register_flatten,   kl_register_dropout,    kl_register_batch_norm,     kl_register_layer_norm,
       kl_register_embedding, kl_register_attention,  kl_register_transformer,
       kl_register_channel_norm, kl_register_upsample, kl_register_prelu,
+      kl_register_lstm,      kl_register_gru,
   };
   size_t i;
   kl_host_set(host);

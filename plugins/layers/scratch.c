@@ -1,17 +1,38 @@
 #include "scratch.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "host.h"
 
 void kl_scratch_init(kl_scratch* s, kiln_runtime* runtime) {
   s->runtime = runtime;
+  s->tensors = s->inline_tensors;
   s->count = 0;
+  s->capacity = KL_SCRATCH_INLINE;
+}
+
+/* Doubles the room of the list, moving it to the heap the first time. */
+static int grow(kl_scratch* s) {
+  const size_t capacity = 2 * s->capacity;
+  kiln_tensor** bigger;
+  if (s->tensors == s->inline_tensors) {
+    bigger = malloc(capacity * sizeof *bigger);
+    if (bigger) memcpy(bigger, s->inline_tensors, s->count * sizeof *bigger);
+  } else {
+    bigger = realloc(s->tensors, capacity * sizeof *bigger);
+  }
+  if (!bigger) return 0;
+  s->tensors = bigger;
+  s->capacity = capacity;
+  return 1;
 }
 
 kiln_status kl_scratch_keep(kl_scratch* s, kiln_tensor* t) {
-  if (s->count == KL_SCRATCH_CAPACITY) {
+  if (s->count == s->capacity && !grow(s)) {
     kl_host.tensor_release(t);
-    return kl_fail(KILN_ERR_INTERNAL, "a layer's forward needs more than %d temporary tensors",
-                   KL_SCRATCH_CAPACITY);
+    return kl_fail(KILN_ERR_OUT_OF_MEMORY, "no memory to keep more than %zu temporary tensors of a layer's forward",
+                   s->count);
   }
   s->tensors[s->count++] = t;
   return KILN_OK;
@@ -47,6 +68,7 @@ kiln_status kl_scratch_finish(kl_scratch* s, kiln_status status, kiln_tensor* re
     *out = result;
   }
   for (i = 0; i < s->count; ++i) kl_host.tensor_release(s->tensors[i]);
-  s->count = 0;
+  if (s->tensors != s->inline_tensors) free(s->tensors);
+  kl_scratch_init(s, s->runtime);
   return status;
 }

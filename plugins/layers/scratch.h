@@ -16,13 +16,16 @@
 
 #include <kiln/kiln_plugin.h>
 
-/* Enough for the longest forward (a transformer block keeps about 20). */
-#define KL_SCRATCH_CAPACITY 48
+/* Kept in place: enough for most forwards (a transformer block keeps about
+ * 20). A recurrent layer keeps a few per time step; past this the list
+ * moves to the heap and grows. */
+#define KL_SCRATCH_INLINE 48
 
 typedef struct kl_scratch {
   kiln_runtime* runtime;
-  kiln_tensor* tensors[KL_SCRATCH_CAPACITY];
-  size_t count;
+  kiln_tensor** tensors; /* inline_tensors, or a malloc'd array once grown */
+  size_t count, capacity;
+  kiln_tensor* inline_tensors[KL_SCRATCH_INLINE];
 } kl_scratch;
 
 /* Runs `call` (a kiln_status expression) and jumps to `done` on failure;

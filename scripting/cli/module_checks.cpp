@@ -107,6 +107,19 @@ class InputsRequireGrad {
   const std::vector<kiln_tensor*>& inputs_;
 };
 
+// Output 0 of the module into *out; the others (an LSTM's final states)
+// are dropped: every check looks at output 0.
+kiln_status forward_output0(kiln_module* module, const std::vector<kiln_tensor*>& inputs, kiln_tensor** out) {
+  constexpr size_t kMaxOutputs = 16;
+  kiln_tensor* outputs[kMaxOutputs] = {};
+  size_t n = 0;
+  const kiln_status status = kiln_module_forward(module, inputs.data(), inputs.size(), outputs, kMaxOutputs, &n);
+  if (status != KILN_OK) return status;
+  for (size_t i = 1; i < n; ++i) kiln_tensor_release(outputs[i]);
+  *out = outputs[0];
+  return KILN_OK;
+}
+
 // Output 0 and the backward of sum(w * output 0) into every checked tensor
 // (zeros where backward left none).
 struct Gradients {
@@ -119,7 +132,7 @@ std::optional<Gradients> analytic(kiln_runtime* rt, kiln_module* module, const s
   const InputsRequireGrad requiring(inputs);
   for (const Checked& c : checked) kiln_tensor_zero_grad(c.tensor);
   kiln_tensor* out = nullptr;
-  if (const kiln_status status = kiln_module_forward1(module, inputs.data(), inputs.size(), &out); status != KILN_OK) {
+  if (const kiln_status status = forward_output0(module, inputs, &out); status != KILN_OK) {
     *problem = refused(status, "forward");
     return std::nullopt;
   }
@@ -212,7 +225,7 @@ TensorPtr random_input(kiln_runtime* rt, const std::vector<int64_t>& shape, uint
 TensorPtr forward_no_grad(kiln_runtime* rt, kiln_module* module, const std::vector<kiln_tensor*>& inputs) {
   kiln_tensor* out = nullptr;
   if (kiln_no_grad_begin(rt) != KILN_OK) return tensor_ptr(nullptr);
-  const kiln_status status = kiln_module_forward1(module, inputs.data(), inputs.size(), &out);
+  const kiln_status status = forward_output0(module, inputs, &out);
   kiln_no_grad_end(rt);
   return tensor_ptr(status == KILN_OK ? out : nullptr);
 }

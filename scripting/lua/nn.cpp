@@ -51,6 +51,8 @@ const std::vector<Positional>& positional_layers() {
       {"Embedding", {"num_embeddings", "embedding_dim"}},
       {"MultiHeadAttention", {"embed_dim", "num_heads"}},
       {"TransformerBlock", {"embed_dim", "num_heads"}},
+      {"LSTM", {"input_size", "hidden_size", "num_layers"}},
+      {"GRU", {"input_size", "hidden_size", "num_layers"}},
       {"LeakyReLU", {"negative_slope"}},
       {"Softmax", {"dim"}},
       {"Flatten", {"start_dim", "end_dim"}},

@@ -1,0 +1,46 @@
+/* LSTM(input_size, hidden_size, num_layers = 1, bias = true,
+ * batch_first = false, dropout = 0, bidirectional = false):
+ * torch.nn.LSTM's layer, its parameters and gate order (shapes, names and
+ * the forward's inputs and outputs in rnn.h). One step, with the gates
+ * i, f, g, o stacked in this order in the weights' rows:
+ *
+ *   i, f, g, o = x W_ih^T + b_ih + h W_hh^T + b_hh   (cut into 4 blocks of H)
+ *   c' = sigmoid(f) * c + sigmoid(i) * tanh(g)
+ *   h' = sigmoid(o) * tanh(c')
+ *
+ * Forward: (input) or (input, h0, c0); outputs (output, h_n, c_n). Not
+ * supported: PyTorch's proj_size. */
+#include "host.h"
+#include "layers.h"
+#include "rnn.h"
+
+enum { I, F, G, O };
+
+static kiln_status lstm_step(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weights* w, kiln_tensor* x_proj,
+                             kiln_tensor** state) {
+  kiln_tensor *hidden = NULL, *gates = NULL, *g[4] = {NULL, NULL, NULL, NULL};
+  kiln_tensor *kept = NULL, *added = NULL, *c = NULL, *h = NULL;
+  kiln_status st;
+  KL_TRY(kl_rnn_hidden_product(s, rnn, w, state[0], &hidden));
+  KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_ADD, x_proj, hidden, &gates));
+  KL_TRY(kl_rnn_chunk_last(s, rnn, gates, 4, g));
+  KL_TRY(kl_rnn_unary(s, rnn, KL_RNN_OP_SIGMOID, g[I], &g[I]));
+  KL_TRY(kl_rnn_unary(s, rnn, KL_RNN_OP_SIGMOID, g[F], &g[F]));
+  KL_TRY(kl_rnn_unary(s, rnn, KL_RNN_OP_TANH, g[G], &g[G]));
+  KL_TRY(kl_rnn_unary(s, rnn, KL_RNN_OP_SIGMOID, g[O], &g[O]));
+  KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_MUL, g[F], state[1], &kept));
+  KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_MUL, g[I], g[G], &added));
+  KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_ADD, kept, added, &c));
+  KL_TRY(kl_rnn_unary(s, rnn, KL_RNN_OP_TANH, c, &h));
+  KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_MUL, g[O], h, &h));
+  state[0] = h;
+  state[1] = c;
+done:
+  return st;
+}
+
+static const char* const state_names[] = {"h0", "c0"};
+
+static const kl_rnn_cell lstm_cell = {"LSTM", 4, 2, state_names, lstm_step};
+
+kiln_status kl_register_lstm(kiln_registrar* registrar) { return kl_rnn_register(registrar, &lstm_cell); }
