@@ -44,7 +44,11 @@ std::vector<T> parse_list(std::string_view text, AttrType type, Parse parse) {
   std::vector<T> out;
   while (!s.empty()) {
     const size_t comma = s.find(',');
-    out.push_back(parse(s.substr(0, comma)));
+    try {
+      out.push_back(parse(s.substr(0, comma)));
+    } catch (const Error&) {
+      refuse(text, type);  // the whole list, not only the bad item
+    }
     if (comma == std::string_view::npos) break;
     s = s.substr(comma + 1);
   }
