@@ -168,8 +168,21 @@ void slice_grad_kernel(const KernelCall& c) {
 
 // ---- expand: broadcast size-1 dimensions without copying ------------------------
 
+// A size of -1 keeps the input's size in that dim, as in PyTorch; a new
+// leading dim has no size to keep.
+std::vector<int64_t> expand_sizes(const Tensor& in, std::vector<int64_t> sizes, const OpDef& op) {
+  const int64_t lead = int64_t(sizes.size()) - in.rank();
+  for (int64_t i = 0; i < int64_t(sizes.size()); ++i) {
+    if (sizes[size_t(i)] != -1) continue;
+    KILN_CHECK(i >= lead, Status::invalid_argument, "op '", op.name, "': size -1 in dim ", i,
+               ", a new leading dim, where the input ", to_string(in.shape()), " has no size to keep");
+    sizes[size_t(i)] = in.shape()[int(i - lead)];
+  }
+  return sizes;
+}
+
 Tensor expand_view(Runtime&, const Tensor& in, const Attrs& attrs, const OpDef& op) {
-  const Shape target = shape_from_attr(op, attrs.ints(0), "shape");
+  const Shape target = shape_from_attr(op, expand_sizes(in, attrs.ints(0), op), "shape");
   KILN_CHECK(target.rank() >= in.rank() && broadcast_shapes(in.shape(), target, op.name.c_str()) == target,
              Status::shape_mismatch, "op '", op.name, "': cannot expand ", to_string(in.shape()), " to ",
              to_string(target));

@@ -83,7 +83,11 @@ struct Neg : UnaryFunction {
 struct Relu : UnaryFunction {
   static constexpr const char* name = "relu";
   static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_relu; }
-  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams& p) { return x > A(0) ? x : A(p.alpha) * x; }
+  // relu (alpha 0) gives 0 for -inf, where alpha * x would be NaN; NaN stays NaN.
+  template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams& p) {
+    if (x > A(0)) return x;
+    return A(p.alpha) == A(0) && x <= A(0) ? A(0) : A(p.alpha) * x;
+  }
   template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams& p) {
     return x > A(0) ? A(1) : A(p.alpha);
   }
