@@ -13,7 +13,9 @@ rounds, the median, min and max rate of each (samples/s; tokens/s for the
 transformer), kiln's median over PyTorch's, the peak RSS of each process (the
 largest of the rounds, from os.wait4), kiln's achieved GFLOP/s and its share
 of the peak the training report measures, and the parameters of each (equal
-when both build the same network). PyTorch runs without OPENBLAS_CORETYPE and
+when both build the same network). Before it, with PyTorch, the suite checks
+that kiln's TransformerBlock and PyTorch's encoder layer compute the same
+(bench/suite/check_transformer_block.py). PyTorch runs without OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE, which slow it down; without --torch (default: the virtual
 environment bench/make-torch-venv makes, when it exists) only kiln runs.
 """
@@ -57,8 +59,11 @@ def measure(command, pattern, env=None):
     return (match.groups(), rss) if match else None
 
 
-def spread(values):
-    return f"{statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f}" if values else "failed | | "
+def spread(values, ran=True):
+    """Median, min and max as three cells; "failed" when runs gave nothing, "-" when none ran."""
+    if not values:
+        return "failed | | " if ran else "- | - | -"
+    return f"{statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f}"
 
 
 def model_table(args, kiln, torch):
@@ -88,7 +93,7 @@ def model_table(args, kiln, torch):
         peak = float(kiln_runs[0][0][3]) if kiln_runs else 0
         share = f"{100 * gflops / peak:.1f}%" if peak else "-"
         parameters = " / ".join(runs[0][0][-1] if runs else "-" for runs in (kiln_runs, torch_runs))
-        print(f"| {name} | {unit} | {spread(kiln_rates)} | {spread(torch_rates)} | {ratio} | {rss[0]} | {rss[1]} "
+        print(f"| {name} | {unit} | {spread(kiln_rates)} | {spread(torch_rates, torch is not None)} | {ratio} | {rss[0]} | {rss[1]} "
               f"| {gflops:.2f} | {share} | {parameters} |")
 
 
@@ -109,8 +114,11 @@ def pipeline_table(args, python):
                   kiln_python_env(args.build))
     print("\n| input pipeline (Fashion-MNIST, batch 64, normalise + crop + flip) | batches/s median | min | max |")
     print("|---|---|---|---|")
-    for workers, median, low, high in PIPELINE_LINE.findall(text or ""):
+    rows = PIPELINE_LINE.findall(text or "")
+    for workers, median, low, high in rows:
         print(f"| {workers} workers | {median} | {low} | {high} |")
+    if not rows:
+        print("| failed (see above) | | | |")
 
 
 def overhead_table(args, python, torch_python):
@@ -125,8 +133,11 @@ def overhead_table(args, python, torch_python):
     print("|---|---|")
     for command, env in commands:
         text, _ = run(command, env)
-        for caller, ns in NS_LINE.findall(text or ""):
+        rows = NS_LINE.findall(text or "")
+        for caller, ns in rows:
             print(f"| {caller} | {ns} |")
+        if not rows:
+            print(f"| {' '.join(os.path.basename(part) for part in command[:3])} | failed (see above) |")
 
 
 def main():
@@ -155,6 +166,9 @@ def main():
             os.path.join(HERE, "kiln_train.lua")]
     torch = [args.torch, os.path.join(HERE, "torch_train.py"), "--threads", str(args.threads),
              "--steps", str(args.steps), "--warmup", str(args.warmup)] if args.torch else None
+    if args.torch:
+        text, _ = run([args.torch, os.path.join(HERE, "check_transformer_block.py")], kiln_python_env(args.build))
+        print(text.strip() if text else "TransformerBlock against nn.TransformerEncoderLayer: failed (above)")
     model_table(args, kiln, torch)
     pipeline_table(args, python)
     overhead_table(args, python, args.torch)
