@@ -17,7 +17,7 @@ local steps, warmup = tonumber(arg[2] or "20"), tonumber(arg[3] or "5")
 kiln.manual_seed(0)
 math.randomseed(0)
 
--- Four batches of random examples: inputs N(0, 1) (token ids for an embedding)
+-- Four batches (an epoch) of random examples: inputs N(0, 1) (token ids for an embedding)
 -- and random class targets, passed in order by a loader without workers.
 local examples = 4 * spec.batch
 local function random_ids(shape, limit)
@@ -44,15 +44,17 @@ local values = 0
 for _, p in ipairs(model:parameters()) do values = values + p:numel() end
 local units_per_example = spec.unit == "tokens" and spec.input[1] or 1
 
-local seconds, flops, units = 0, 0, 0
+local seconds, flops, units, timed = 0, 0, 0, 0
 local _, report = kiln.fit {
   model = model, loss = "cross_entropy", optimizer = spec.optimizer(kiln, model), train = train,
-  max_steps = warmup + steps, progress = "quiet",
+  epochs = (warmup + steps + 3) // 4, max_steps = warmup + steps, progress = "quiet",
   on_step = function(m)
     if m.step <= warmup then return end
     seconds, flops, units = seconds + m.step_seconds, flops + m.flops, units + m.samples * units_per_example
+    timed = timed + 1
   end,
 }
+assert(timed == steps, string.format("%d steps were timed, not %d", timed, steps))
 local peak = tonumber(report:match("of the device's ([%d.]+) GFLOP/s f32 peak") or "0")
 print(string.format("kiln %s: %.2f %s/s, %.3f GFLOP/s, peak %.1f GFLOP/s, %d parameters, %d steps",
   name, units / seconds, spec.unit, flops / seconds / 1e9, peak, values, steps))
