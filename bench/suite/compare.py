@@ -93,8 +93,8 @@ def model_table(args, kiln, torch):
         peak = float(kiln_runs[0][0][3]) if kiln_runs else 0
         share = f"{100 * gflops / peak:.1f}%" if peak else "-"
         parameters = " / ".join(runs[0][0][-1] if runs else "-" for runs in (kiln_runs, torch_runs))
-        print(f"| {name} | {unit} | {spread(kiln_rates)} | {spread(torch_rates, torch is not None)} | {ratio} | {rss[0]} | {rss[1]} "
-              f"| {gflops:.2f} | {share} | {parameters} |")
+        rates = f"{spread(kiln_rates)} | {spread(torch_rates, torch is not None)}"
+        print(f"| {name} | {unit} | {rates} | {ratio} | {rss[0]} | {rss[1]} | {gflops:.2f} | {share} | {parameters} |")
 
 
 def torch_env():
