@@ -150,8 +150,13 @@ std::vector<Tensor> run(Runtime& rt, const OpDef& op, std::span<const Tensor> in
     outputs.reserve(metas.size());
     for (const TensorMeta& m : metas) outputs.push_back(Tensor::empty(m.shape, m.dtype, rt.allocator(m.device)));
     const KernelCall call{rt, op, kernel_inputs, outputs, attrs};
-    kernel(call);
-    if (op.flops) count_flops_on_this_thread(op.flops(call));
+    if (op.flops) {
+      const CountedOpScope counted;
+      kernel(call);
+      if (counted.outermost()) count_flops_on_this_thread(op.flops(call));
+    } else {
+      kernel(call);
+    }
   }
 
   if (op.backward && grad_enabled(rt.id()) &&

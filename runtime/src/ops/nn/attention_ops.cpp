@@ -6,6 +6,7 @@
 #include "attention_kernels.hpp"
 #include "attention_shape.hpp"
 #include "kernel_of.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "nn_ops.hpp"
 
@@ -63,6 +64,14 @@ void set_kernels(OpDef& op, KernelFn fused, KernelFn composed) {
     if (device != DeviceType::cpu) op.set_kernel(device, nn::kFloatingDTypes, composed);
 }
 
+// The two products, scores = q k^T (L x S x E) and weights @ v (L x S x Ev),
+// for every leading index.
+double attention_flops(const Tensor& query, const Tensor& key, const Tensor& value) {
+  const double rows = double(query.numel()) / double(query.shape().at(-1));  // leading dims x L
+  const double keys = double(key.shape().at(-2));
+  return product_flops(rows * keys, double(query.shape().at(-1))) + product_flops(rows * keys, double(value.shape().at(-1)));
+}
+
 }  // namespace
 
 void register_attention_ops(OpRegistry& r) {
@@ -72,6 +81,7 @@ void register_attention_ops(OpRegistry& r) {
   op.attrs = nn::attention_attrs();
   op.infer = attention_infer;
   op.backward = attention_backward;
+  op.flops = [](const KernelCall& c) { return attention_flops(c.inputs[0], c.inputs[1], c.inputs[2]); };
   op.precision = PrecisionCategory::lower;
   set_kernels(op, nn::attention_fused_kernel, nn::attention_composed_kernel);
   r.add(std::move(op));
@@ -81,6 +91,8 @@ void register_attention_ops(OpRegistry& r) {
   grad.inputs = {{"grad_output"}, {"query"}, {"key"}, {"value"}, {"output"}, {"attn_mask", true}};
   grad.attrs = nn::attention_attrs();
   grad.infer = attention_backward_infer;
+  // Four products of the forward's sizes: the gradients of the weights, v, q and k.
+  grad.flops = [](const KernelCall& c) { return 2.0 * attention_flops(c.inputs[1], c.inputs[2], c.inputs[3]); };
   set_kernels(grad, nn::attention_backward_fused_kernel, nn::attention_backward_composed_kernel);
   r.add(std::move(grad));
 }

@@ -5,6 +5,7 @@
 // every device, strided views included) they run.
 #include "kernel_of.hpp"
 #include "kiln/autograd/grad_mode.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "kiln/runtime.hpp"
 #include "nn_ops.hpp"
@@ -116,6 +117,7 @@ void register_bmm_ops(OpRegistry& r) {
     op.inputs = {{"batch1"}, {"batch2"}};
     op.infer = bmm_infer;
     op.backward = bmm_backward;
+    op.flops = [](const KernelCall& c) { return product_flops(double(c.outputs[0].numel()), double(c.inputs[0].shape().at(-1))); };
     set_matmul_kernels(op, r, bmm_kernel);
     r.add(std::move(op));
   }
@@ -126,6 +128,7 @@ void register_bmm_ops(OpRegistry& r) {
     op.attrs = {attr_real("beta", 1.0), attr_real("alpha", 1.0)};
     op.infer = baddbmm_infer;
     op.backward = baddbmm_backward;
+    op.flops = [](const KernelCall& c) { return product_flops(double(c.outputs[0].numel()), double(c.inputs[1].shape().at(-1))); };
     set_matmul_kernels(op, r, baddbmm_kernel);
     r.add(std::move(op));
   }

@@ -6,6 +6,7 @@
 // so conv1d runs wherever conv2d does with no kernels of its own.
 #include "conv_geometry.hpp"
 #include "kernel_of.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "nn_ops.hpp"
 
@@ -107,6 +108,7 @@ void register_conv1d_op(OpRegistry& r) {
   op.attrs = {attr_ints("stride", {1}), attr_ints("padding", {0}), attr_ints("dilation", {1}), attr_int("groups", 1)};
   op.infer = conv1d_infer;
   op.backward = conv1d_backward;
+  op.flops = [](const KernelCall& c) { return convolution_flops(c.outputs[0], c.inputs[1]); };
   op.saves_outputs = false;
   op.precision = PrecisionCategory::lower;
   for (DeviceType device : nn::built_devices()) op.set_kernel(device, nn::kFloatingDTypes, conv1d_kernel);

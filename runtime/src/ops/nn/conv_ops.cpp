@@ -113,14 +113,11 @@ void grad_weight_kernel(const KernelCall& c) {
     nn::conv2d_backward_weight_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
 
-// Each element of the output (forward) or of the output's gradient (both
-// backward ops) meets every weight of one output channel.
-double conv_flops(const Tensor& output_side, const Tensor& weight) {
-  return product_flops(double(output_side.numel()), double(weight.numel()) / double(weight.shape()[0]));
-}
-double conv2d_flops(const KernelCall& c) { return conv_flops(c.outputs[0], c.inputs[1]); }
-double grad_input_flops(const KernelCall& c) { return conv_flops(c.inputs[0], c.inputs[1]); }
-double grad_weight_flops(const KernelCall& c) { return conv_flops(c.inputs[0], c.outputs[0]); }
+// The output (forward) or the output's gradient (both backward ops) is
+// the output side.
+double conv2d_flops(const KernelCall& c) { return convolution_flops(c.outputs[0], c.inputs[1]); }
+double grad_input_flops(const KernelCall& c) { return convolution_flops(c.inputs[0], c.inputs[1]); }
+double grad_weight_flops(const KernelCall& c) { return convolution_flops(c.inputs[0], c.outputs[0]); }
 
 template <KernelFn kernel>
 OpDef conv_op(std::string name, std::vector<InputSpec> inputs, InferFn infer) {

@@ -11,6 +11,7 @@
 // grad_output swapped (for the weight), and no kernel of its own exists.
 #include "conv_geometry.hpp"
 #include "kernel_of.hpp"
+#include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "nn_ops.hpp"
 
@@ -138,6 +139,8 @@ void register_conv_transpose2d_op(OpRegistry& r) {
               attr_int("groups", 1), attr_ints("dilation", {1, 1})};
   op.infer = conv_transpose2d_infer;
   op.backward = conv_transpose2d_backward;
+  // Every input element meets the weights of its input channel.
+  op.flops = [](const KernelCall& c) { return convolution_flops(c.inputs[0], c.inputs[1]); };
   op.saves_outputs = false;
   op.precision = PrecisionCategory::lower;
   for (DeviceType device : nn::built_devices()) op.set_kernel(device, nn::kFloatingDTypes, conv_transpose2d_kernel);

@@ -55,3 +55,22 @@ TEST_CASE("other threads' calls are not counted on this one", "[flops]") {
   const Tensor a = random_tensor(rt, {4, 4}, DType::f32);
   CHECK(flops_of([&] { std::thread([&] { rt.call1("matmul", {a, a}); }).join(); }) == 0.0);
 }
+
+TEST_CASE("the product ops built on others count their arithmetic once", "[flops]") {
+  Runtime rt;
+  const Tensor b1 = random_tensor(rt, {3, 2, 4}, DType::f32), b2 = random_tensor(rt, {3, 4, 5}, DType::f32);
+  CHECK(flops_of([&] { rt.call1("bmm", {b1, b2}); }) == 2.0 * (3 * 2 * 5) * 4);
+  // 2 signals, 3 -> 4 channels, kernel 3: 8 -> 6 outputs.
+  const Tensor signal = random_tensor(rt, {2, 3, 8}, DType::f32), kernel = random_tensor(rt, {4, 3, 3}, DType::f32);
+  CHECK(flops_of([&] { rt.call1("conv1d", {signal, kernel, Tensor()}); }) == 2.0 * (2 * 4 * 6) * (3 * 3));
+  // Transposed: each of the 2 x 2 x 3 x 3 input elements meets 3 x 2 x 2 weights.
+  const Tensor image = random_tensor(rt, {2, 2, 3, 3}, DType::f32), weights = random_tensor(rt, {2, 3, 2, 2}, DType::f32);
+  CHECK(flops_of([&] { rt.call1("conv_transpose2d", {image, weights, Tensor()}); }) == 2.0 * (2 * 2 * 3 * 3) * (3 * 2 * 2));
+  // Attention, fused (f32) and composed of matmuls (bf16) alike: q k^T and the weighted sum of v.
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    const Tensor q = random_tensor(rt, {2, 3, 4}, dtype), k = random_tensor(rt, {2, 5, 4}, dtype),
+                 v = random_tensor(rt, {2, 5, 6}, dtype);
+    CHECK(flops_of([&] { rt.call1("scaled_dot_product_attention", {q, k, v, Tensor()}); }) ==
+          2.0 * (2 * 3 * 5) * 4 + 2.0 * (2 * 3 * 5) * 6);
+  }
+}
