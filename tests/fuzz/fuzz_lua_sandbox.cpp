@@ -3,7 +3,11 @@
 // scripting C API. Whatever the chunk, the run ends in a result or an error
 // status with a message; a crash, a sanitizer report, a run past the
 // libFuzzer timeout (the instruction limit failed) or past its memory limit
-// is a finding. Only this driver is instrumented (the kiln libraries are the
+// is a finding. The memory_limit caps the Lua state; the tensors a script
+// makes are the runtime's, capped as a host running untrusted scripts
+// would cap them (kiln_memory_set_limit), so that a huge one is kiln's
+// out-of-memory error, not an allocation the sanitizer's allocator
+// refuses by aborting. Only this driver is instrumented (the kiln libraries are the
 // build's own), so the search leans on the seeds and the dictionary.
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +29,7 @@ kiln_runtime* shared_runtime() {
     o.num_threads = 1;
     kiln_runtime* r = nullptr;
     require(kiln_runtime_create(&o, &r) == KILN_OK);
+    require(kiln_memory_set_limit(r, KILN_DEVICE_CPU, 0, int64_t(512) << 20) == KILN_OK);
     return r;
   }();
   return rt;
