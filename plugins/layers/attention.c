@@ -8,8 +8,6 @@
  *   a = softmax(q k^T / sqrt(D) + mask) (dropout on a in train mode)
  *   out = (a v, heads merged) Wo^T + bo
  *
- * Without dropout, a v is one call of scaled_dot_product_attention.
- *
  * With causal, position t attends to positions s <= t only (the mask is
  * -inf above the diagonal).
  *
@@ -54,12 +52,10 @@ enum {
   OP_ADD,
   OP_SOFTMAX,
   OP_DROPOUT,
-  OP_ATTENTION,
   N_OPS
 };
 static const char* const op_names[N_OPS] = {"linear",     "split", "reshape", "permute", "transpose", "matmul",
-                                            "mul_scalar", "add",   "softmax", "dropout",
-                                            "scaled_dot_product_attention"};
+                                            "mul_scalar", "add",   "softmax", "dropout"};
 
 /* The causal mask [L, S] of the last call, in its dtype and on its device. */
 typedef struct causal_mask {
@@ -285,48 +281,15 @@ static kiln_status project_cross(kl_scratch* sc, const attention_state* s, kiln_
   return st;
 }
 
-/* softmax(q k^T / sqrt(D) + causal mask) v over the heads [N, H, ., D] of
- * q, k, v, with dropout on the weights: from matmul and softmax, the [L, S]
- * weights held for dropout. */
-static kiln_status attend_with_dropout(kl_scratch* sc, attention_state* s, kiln_runtime* rt, int training,
-                                       kiln_tensor* qh, kiln_tensor* kh, kiln_tensor* vh, int64_t l, int64_t len_s,
-                                       kiln_tensor** context) {
-  kiln_tensor *kt = NULL, *scores = NULL, *weights = NULL, *mask = NULL;
-  kiln_tensor* pair[2];
-  kiln_attr attrs[2];
-  kiln_status st;
-  /* Scaling q (N H L D values) is cheaper than scaling the scores (N H L S). */
-  attrs[0] = kiln_attr_float("value", 1.0 / sqrt((double)s->head_dim));
-  KL_TRY(kl_call(sc, s->ops[OP_MUL_SCALAR], &qh, 1, attrs, 1, &qh));
-  attrs[0] = kiln_attr_int("dim0", -2);
-  attrs[1] = kiln_attr_int("dim1", -1);
-  KL_TRY(kl_call(sc, s->ops[OP_TRANSPOSE], &kh, 1, attrs, 2, &kt));
-  pair[0] = qh;
-  pair[1] = kt;
-  KL_TRY(kl_call(sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &scores));
-  if (s->causal) {
-    KL_TRY(causal_mask_for(s, rt, scores, l, len_s, &mask));
-    pair[0] = scores;
-    pair[1] = mask;
-    KL_TRY(kl_call(sc, s->ops[OP_ADD], pair, 2, NULL, 0, &scores));
-  }
-  attrs[0] = kiln_attr_int("dim", -1);
-  KL_TRY(kl_call(sc, s->ops[OP_SOFTMAX], &scores, 1, attrs, 1, &weights));
-  KL_TRY(kl_dropout_apply(sc, s->ops[OP_DROPOUT], weights, s->dropout, training, &weights));
-  pair[0] = weights;
-  pair[1] = vh;
-  st = kl_call(sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, context);
-done:
-  return st;
-}
-
 static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
   attention_state* s = state;
   kiln_tensor* const* qkv = call->inputs;
   kiln_tensor* self[3];
   kl_scratch sc;
-  kiln_tensor *q = NULL, *k = NULL, *v = NULL, *heads[3] = {NULL, NULL, NULL};
-  kiln_tensor *context = NULL, *merged = NULL, *y = NULL;
+  kiln_tensor *q = NULL, *k = NULL, *v = NULL, *qh = NULL, *kh = NULL, *vh = NULL, *kt = NULL;
+  kiln_tensor *scores = NULL, *weights = NULL, *context = NULL, *merged = NULL, *y = NULL, *mask = NULL;
+  kiln_tensor* pair[2];
+  kiln_attr attr;
   int64_t n = 0, l = 0, len_s = 0;
   kiln_status st;
   kl_scratch_init(&sc, call->runtime);
@@ -341,18 +304,33 @@ static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
   }
   KL_TRY(check_inputs(s, qkv, &n, &l, &len_s));
   KL_TRY(call->n_inputs == 1 ? project_self(&sc, s, qkv[0], &q, &k, &v) : project_cross(&sc, s, qkv, &q, &k, &v));
-  KL_TRY(split_heads(&sc, s, q, n, l, &heads[0]));
-  KL_TRY(split_heads(&sc, s, k, n, len_s, &heads[1]));
-  KL_TRY(split_heads(&sc, s, v, n, len_s, &heads[2]));
-  if (call->training && s->dropout > 0.0) {
-    KL_TRY(attend_with_dropout(&sc, s, call->runtime, call->training, heads[0], heads[1], heads[2], l, len_s,
-                               &context));
-  } else {
-    /* Without dropout the op does it all, fused on the CPU: the [L, S]
-     * weights are never held. */
-    const kiln_attr causal = kiln_attr_bool("is_causal", s->causal);
-    KL_TRY(kl_call(&sc, s->ops[OP_ATTENTION], heads, 3, &causal, 1, &context));
+  /* Scaling q (N L E values) is cheaper than scaling the scores (N H L S). */
+  attr = kiln_attr_float("value", 1.0 / sqrt((double)s->head_dim));
+  KL_TRY(kl_call(&sc, s->ops[OP_MUL_SCALAR], &q, 1, &attr, 1, &q));
+  KL_TRY(split_heads(&sc, s, q, n, l, &qh));
+  KL_TRY(split_heads(&sc, s, k, n, len_s, &kh));
+  KL_TRY(split_heads(&sc, s, v, n, len_s, &vh));
+  {
+    kiln_attr swap[2];
+    swap[0] = kiln_attr_int("dim0", -2);
+    swap[1] = kiln_attr_int("dim1", -1);
+    KL_TRY(kl_call(&sc, s->ops[OP_TRANSPOSE], &kh, 1, swap, 2, &kt));
   }
+  pair[0] = qh;
+  pair[1] = kt;
+  KL_TRY(kl_call(&sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &scores));
+  if (s->causal) {
+    KL_TRY(causal_mask_for(s, call->runtime, scores, l, len_s, &mask));
+    pair[0] = scores;
+    pair[1] = mask;
+    KL_TRY(kl_call(&sc, s->ops[OP_ADD], pair, 2, NULL, 0, &scores));
+  }
+  attr = kiln_attr_int("dim", -1);
+  KL_TRY(kl_call(&sc, s->ops[OP_SOFTMAX], &scores, 1, &attr, 1, &weights));
+  KL_TRY(kl_dropout_apply(&sc, s->ops[OP_DROPOUT], weights, s->dropout, call->training, &weights));
+  pair[0] = weights;
+  pair[1] = vh;
+  KL_TRY(kl_call(&sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &context));
   KL_TRY(merge_heads(&sc, s, context, n, l, &merged));
   KL_TRY(kl_forward_child(&sc, s->out_proj, merged, &y));
 done:
