@@ -2,6 +2,7 @@
 // reduction of broadcast gradients. Views live in view_ops.cpp.
 #include <cstring>
 
+#include "kiln/autograd/grad_mode.hpp"
 #include "kiln/kernels/builtin_ops.hpp"
 #include "kiln/kernels/cpu/strided.hpp"
 #include "kiln/ops/helpers.hpp"
@@ -73,19 +74,22 @@ void sum_to_infer(InferCall& c) {
   c.outputs.push_back({target, c.inputs[0].dtype(), c.device});
 }
 
-template <class T>
-void sum_to_typed(const KernelCall& c) {
+// The sum over the dims the target broadcast along (those it lacks in
+// front and those where it has 1): sum's kernel, which spreads the output
+// elements over the threads and adds runs of elements in partial sums. Its
+// output holds the kept dims in row-major order, as the target does.
+void sum_to_kernel(const KernelCall& c) {
   const Tensor& in = c.inputs[0];
   Tensor& out = c.outputs[0];
-  std::vector<acc_t<T>> acc(size_t(out.numel()), acc_t<T>(0));
-  // Reading the output through broadcast strides maps each input element to
-  // the output element it sums into. Serial: outputs receive from many inputs.
-  const Shape out_strides = cpu::broadcast_strides(out.shape(), contiguous_strides(out.shape()), in.shape());
-  const T* src = in.data<T>();
-  cpu::for_each_offset2(in.shape(), contiguous_strides(in.shape()), out_strides, 0, in.numel(),
-                        [&](int64_t, int64_t in_off, int64_t out_off) { acc[size_t(out_off)] += load_acc(src[in_off]); });
-  T* dst = out.data<T>();
-  for (size_t i = 0; i < acc.size(); ++i) dst[i] = store_acc<T>(acc[i]);
+  const Shape& target = out.shape();
+  const int lead = in.shape().rank() - target.rank();
+  std::vector<int64_t> dims;
+  for (int d = 0; d < in.shape().rank(); ++d)
+    if (d < lead || (target[d - lead] == 1 && in.shape()[d] != 1)) dims.push_back(d);
+  const NoGradGuard no_grad(c.runtime);  // a step of this kernel, not a call to differentiate
+  const Tensor summed = dims.empty() ? c.runtime.contiguous(in)
+                                     : c.runtime.call1("sum", {in}, {{"dims", dims}, {"keepdim", false}});
+  std::memcpy(out.raw_data(), summed.raw_data(), out.nbytes());
 }
 
 std::vector<Tensor> sum_to_backward(const BackwardCall& c) {
@@ -128,10 +132,7 @@ void register_core_ops(OpRegistry& r) {
     op.infer = sum_to_infer;
     op.backward = sum_to_backward;
     op.saves_outputs = false;
-    op.set_kernel(DeviceType::cpu, DType::f32, sum_to_typed<float>);
-    op.set_kernel(DeviceType::cpu, DType::f64, sum_to_typed<double>);
-    op.set_kernel(DeviceType::cpu, DType::f16, sum_to_typed<Half>);
-    op.set_kernel(DeviceType::cpu, DType::bf16, sum_to_typed<BFloat16>);
+    op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64, DType::f16, DType::bf16}, sum_to_kernel);
     r.add(std::move(op));
   }
 }

@@ -28,14 +28,19 @@ ReduceGeometry reduce_geometry(const OpDef& op, const Shape& shape, const Shape&
       g.output_shape.push_back(shape[i]);
     }
   }
-  // Dense: row-major strides over the reduced dims (dims of size 1 can
-  // have any stride).
-  int64_t expected = 1;
-  g.reduced_dense = true;
-  for (int i = g.reduced_shape.rank() - 1; i >= 0; --i) {
-    if (g.reduced_shape[i] == 1) continue;
-    g.reduced_dense = g.reduced_dense && g.reduced_strides[i] == expected;
-    expected *= g.reduced_shape[i];
+  // The trailing reduced dims with row-major strides (dims of size 1 can
+  // have any stride) make one run; dense when they are all of them.
+  int first_of_run = g.reduced_shape.rank();
+  while (first_of_run > 0) {
+    const int i = first_of_run - 1;
+    if (g.reduced_shape[i] != 1 && g.reduced_strides[i] != g.inner_run) break;
+    g.inner_run *= g.reduced_shape[i];
+    first_of_run = i;
+  }
+  g.reduced_dense = first_of_run == 0;
+  for (int i = 0; i < first_of_run; ++i) {
+    g.outer_shape.push_back(g.reduced_shape[i]);
+    g.outer_strides.push_back(g.reduced_strides[i]);
   }
   return g;
 }

@@ -19,6 +19,11 @@ struct ReduceGeometry {
   Shape output_shape;                    // kept dims, with 1s in place of reduced ones under keepdim
   int64_t reduced_count = 1;
   bool reduced_dense = false;  // the elements of each output are one run, one after another
+  // Otherwise they may be runs of this many elements (the trailing reduced
+  // dims that are dense), one per position of the leading reduced dims:
+  // the planes of [N, C, H, W] summed over N, H and W.
+  int64_t inner_run = 1;
+  Shape outer_shape, outer_strides;  // the leading reduced dims, outside the runs
 };
 
 // `dims` empty means every dimension; negative dims count from the end.
@@ -73,6 +78,8 @@ A dense_sum(int64_t first, int64_t count, Term&& term) {
 // tensor is split into runs this long, summed in parallel, whose sums are
 // then added in order, so that the result is the same for any thread count.
 inline constexpr int64_t kSumRun = int64_t(1) << 15;
+// Shorter runs are walked element by element.
+inline constexpr int64_t kMinRun = 8;
 
 // Calls write(o, sum) for every output o with the sum of term(offset) over
 // its elements: the additive reductions (sum, mean, norms).
@@ -95,6 +102,13 @@ void sum_each_output(ThreadPool& pool, const ReduceGeometry& g, Term&& term, Wri
       return;
     }
     A s = 0;
+    if (g.inner_run >= kMinRun) {
+      const int64_t runs = g.reduced_count / g.inner_run;
+      cpu::for_each_offset2(g.outer_shape, g.outer_strides, g.outer_strides, 0, runs,
+                            [&](int64_t, int64_t off, int64_t) { s += dense_sum<A>(base + off, g.inner_run, term); });
+      write(o, s);
+      return;
+    }
     for_each_reduced(g, base, [&](int64_t i) { s += term(i); });
     write(o, s);
   });

@@ -77,3 +77,17 @@ TEST_CASE("rows summed over their last dims, densely, and columns through the st
     }
   require_close(rt, rt.call1("sum", {t}, {{"dims", std::vector<int64_t>{0}}}), columns, 1e-5);
 }
+
+TEST_CASE("planes summed as runs: a bias gradient over N, H and W, through sum and sum_to", "[reduction]") {
+  Runtime rt;
+  const Tensor x = random_tensor(rt, {4, 3, 5, 6}, DType::f32, -1.0, 1.0, 5);
+  const std::vector<double> v = values(rt, x);
+  std::vector<double> per_channel(3, 0.0);
+  for (size_t n = 0; n < 4; ++n)
+    for (size_t c = 0; c < 3; ++c) per_channel[c] += reference_sums(v, (n * 3 + c) * 30, 30).sum;
+  require_close(rt, rt.call1("sum", {x}, {{"dims", std::vector<int64_t>{0, 2, 3}}}), per_channel, 1e-5);
+  require_close(rt, rt.call1("sum_to", {x}, {{"shape", std::vector<int64_t>{1, 3, 1, 1}}}), per_channel, 1e-5);
+  require_close(rt, rt.call1("sum_to", {x}, {{"shape", std::vector<int64_t>{3, 1, 1}}}), per_channel, 1e-5);
+  // Nothing to reduce: the input itself.
+  require_close(rt, rt.call1("sum_to", {x}, {{"shape", std::vector<int64_t>{4, 3, 5, 6}}}), v, 0.0, 0.0);
+}
