@@ -42,8 +42,10 @@
  * atomic. Grad mode (kiln_no_grad_begin/end) and autocast
  * (kiln_autocast_begin/end) are per runtime and per thread.
  *
- * kiln.h also brings in kiln_training.h: data sources, loaders, the trainer,
- * checkpoints and parallel strategies, under the same rules.
+ * kiln.h also brings in, under the same rules, kiln_training.h (data
+ * sources, loaders, the trainer, checkpoints and parallel strategies),
+ * kiln_profiler.h (time per op), kiln_op_listing.h (the ops a runtime has,
+ * with their schemas) and kiln_dist.h (process groups).
  */
 #ifndef KILN_KILN_H
 #define KILN_KILN_H
@@ -357,56 +359,6 @@ KILN_API kiln_status kiln_autocast_end(kiln_runtime* rt);
 /* *out = the dtype of the innermost open scope on this thread, KILN_F32 when none is. */
 KILN_API kiln_status kiln_autocast_dtype(kiln_runtime* rt, kiln_dtype* out);
 
-/* ---- profiler ------------------------------------------------------------------- */
-
-/* Time per op. Between kiln_profiler_begin and kiln_profiler_end, every op
- * call on `rt` (from any thread: loader workers and the thread pool too)
- * and every backward function kiln_backward runs records its name, phase,
- * device, start and end, nesting and input shapes. Off, it costs an op
- * call one flag check. Backward functions are named "<op> backward"; they
- * and the ops they call are in the backward phase, every other call in the
- * forward phase. An op's self time is its total less the ops it called.
- * Times are host times: on a GPU, an op that does not wait for the device
- * is charged the time to launch its kernels.
- *
- *   kiln_profiler_begin(rt);
- *   ... forward, kiln_backward, kiln_optimizer_step ...
- *   kiln_profiler_end(rt);
- *   size_t n = 0;
- *   kiln_profiler_report(rt, NULL, 0, &n);                 (the length)
- *   char* table = malloc(n + 1);
- *   kiln_profiler_report(rt, table, n + 1, NULL);
- *   kiln_profiler_write_trace(rt, "trace.json");            (Perfetto, chrome://tracing)
- */
-
-/* Starts a profile, dropping the last one. KILN_ERR_INVALID_STATE when
- * profiling is already on for `rt`. */
-KILN_API kiln_status kiln_profiler_begin(kiln_runtime* rt);
-/* Stops recording; the profile stays readable until the next begin.
- * KILN_ERR_INVALID_STATE when profiling is not on. */
-KILN_API kiln_status kiln_profiler_end(kiln_runtime* rt);
-/* The last finished profile as a text table, one row per op and phase,
- * forward rows then backward rows, each by total time, largest first:
- *   op  phase  calls  total ms  self ms  mean µs  % total
- * ("% total": the row's total time against the self time of all calls,
- * so nested rows may add up to more than 100), then the forward and
- * backward sums. Writes the text and a terminating NUL into `buffer`
- * (caller-owned, `capacity` bytes) and its length without the NUL into
- * *length; either may be NULL (`buffer` only with `capacity` 0) to ask for
- * the length alone. A buffer too small is KILN_ERR_INVALID_ARGUMENT naming
- * the size needed. KILN_ERR_INVALID_STATE while profiling is on or before
- * any profile ended. */
-KILN_API kiln_status kiln_profiler_report(kiln_runtime* rt, char* buffer, size_t capacity, size_t* length);
-/* Writes the last finished profile to `path` as Chrome trace JSON: one
- * complete ("X") event per call, ts and dur in microseconds, the process
- * id as pid and the recording thread (1, 2, ...) as tid, and in args the
- * device, the nesting depth, the self time in microseconds ("self_us") and
- * the input shapes; the "cat" is the phase. Perfetto (ui.perfetto.dev) and
- * chrome://tracing open it. The file is written beside `path` and renamed
- * over it: a failed write (KILN_ERR_IO naming the path and the step) leaves
- * whatever was there. Same states as kiln_profiler_report. */
-KILN_API kiln_status kiln_profiler_write_trace(kiln_runtime* rt, const char* path);
-
 /* ---- ops ------------------------------------------------------------------------ */
 
 /* An op of a runtime ("matmul", "relu", ...): look it up once by name, then
@@ -426,69 +378,6 @@ KILN_API kiln_status kiln_op_call(kiln_runtime* rt, const kiln_op* op, kiln_tens
 /* kiln_op_call for an op with exactly one output. */
 KILN_API kiln_status kiln_op_call1(kiln_runtime* rt, const kiln_op* op, kiln_tensor* const* inputs, size_t n_inputs,
                                    const kiln_attr* attrs, size_t n_attrs, kiln_tensor** out);
-
-/* ---- listing ops ------------------------------------------------------------------ */
-
-/* What a runtime's ops are, built-in and from plugins alike: for tools
- * (`kiln ops`) and bindings that make a method of every op.
- *
- *   size_t n = 0;
- *   kiln_op_count(rt, &n);
- *   for (size_t i = 0; i < n; ++i) {
- *     const kiln_op* op = NULL;
- *     kiln_op_info info = {.size = sizeof(kiln_op_info)};
- *     kiln_op_at(rt, i, &op);
- *     kiln_op_info_get(op, &info);
- *     printf("%s: %zu inputs\n", info.name, info.num_inputs);
- *   }
- *
- * One op by name: kiln_op_find, then kiln_op_info_get. Every string these
- * give is owned by the runtime and valid while it lives (also after the
- * plugin that registered the op is unloaded). */
-
-/* The number of ops, and op `index` (< *count) in name order. Loading a
- * plugin adds its ops and moves the indices after them: count again after
- * kiln_plugin_load. An index out of range is KILN_ERR_INVALID_ARGUMENT. */
-KILN_API kiln_status kiln_op_count(kiln_runtime* rt, size_t* count);
-KILN_API kiln_status kiln_op_at(kiln_runtime* rt, size_t index, const kiln_op** out);
-
-/* Set `size` to sizeof(kiln_op_info) first; only fields within it are
- * written. Kernel dtypes are bit sets: bit (1u << d) is set for each
- * kiln_dtype d the op has a kernel for on that device. */
-typedef struct kiln_op_info {
-  size_t size;
-  const char* name;
-  const char* plugin;  /* the plugin that registered the op; "" for a built-in op */
-  size_t num_inputs;   /* described by kiln_op_input_get */
-  size_t num_attrs;    /* described by kiln_op_attr_get */
-  int has_backward;    /* nonzero: gradients flow through the op */
-  int writes_inputs;   /* nonzero: it updates its inputs in place (optimizer steps) */
-  int is_view;         /* nonzero: its output shares the input's memory where the layout allows */
-  uint32_t cpu_dtypes;
-  uint32_t cuda_dtypes; /* 0 also in a build without CUDA */
-} kiln_op_info;
-KILN_API kiln_status kiln_op_info_get(const kiln_op* op, kiln_op_info* out);
-
-/* Input `index` (< num_inputs) of an op, in call order. Set `size` first. */
-typedef struct kiln_op_input_info {
-  size_t size;
-  const char* name;
-  int optional; /* nonzero: may be passed as NULL (a bias) */
-  int variadic; /* nonzero: the last input, taking zero or more tensors (concat) */
-} kiln_op_input_info;
-KILN_API kiln_status kiln_op_input_get(const kiln_op* op, size_t index, kiln_op_input_info* out);
-
-/* Attribute `index` (< num_attrs) of an op, in schema order. Set `size`
- * first. */
-typedef struct kiln_op_attr_info {
-  size_t size;
-  const char* name;
-  kiln_attr_type type;
-  int required;             /* nonzero: no default; every call must give it */
-  const char* default_text; /* the default as kiln writes it: 2, 0.5, true, [1, 1], "mean", f32; "" when required */
-  kiln_attr default_value;  /* the default itself, named `name`; when required, only its name and type are set */
-} kiln_op_attr_info;
-KILN_API kiln_status kiln_op_attr_get(const kiln_op* op, size_t index, kiln_op_attr_info* out);
 
 /* ---- plugins ----------------------------------------------------------------------- */
 
@@ -692,6 +581,9 @@ KILN_API kiln_status kiln_lr_schedule_lr(const kiln_lr_schedule* s, int64_t step
 
 /* Data, the trainer, checkpoints and strategies. */
 #include "kiln/kiln_training.h"
+/* Looking inside a runtime: time per op, and the ops it has. */
+#include "kiln/kiln_profiler.h"
+#include "kiln/kiln_op_listing.h"
 #include "kiln/kiln_dist.h"
 
 #endif /* KILN_KILN_H */
