@@ -91,16 +91,8 @@ static kiln_status batch_norm_create(void* user, kiln_layer_init* init, const ki
 }
 
 static kiln_status check_input(const batch_norm_state* s, const kiln_tensor* x) {
-  kiln_tensor_desc d;
-  const kiln_status st = kl_host.tensor_describe(x, &d);
-  if (st != KILN_OK) return st;
-  if (d.rank < s->kind->min_rank || d.rank > s->kind->max_rank)
-    return kl_fail(KILN_ERR_SHAPE_MISMATCH, "%s: input must be %s, got rank %d", s->kind->layer, s->kind->shapes,
-                   d.rank);
-  if (d.dims[1] != s->num_features)
-    return kl_fail(KILN_ERR_SHAPE_MISMATCH, "%s: input has %lld channels (dim 1), expected num_features = %lld",
-                   s->kind->layer, (long long)d.dims[1], (long long)s->num_features);
-  return KILN_OK;
+  return kl_expect_channels(s->kind->layer, x, s->kind->min_rank, s->kind->max_rank, s->kind->shapes, "num_features",
+                            s->num_features);
 }
 
 /* num_batches_tracked += 1, outside of any gradient. */

@@ -24,4 +24,10 @@ kiln_status kl_fail(kiln_status status, const char* format, ...)
 /* Fails unless the call got exactly `expected` inputs. */
 kiln_status kl_expect_inputs(const char* layer, const kiln_layer_call* call, size_t expected);
 
+/* Fails unless `x` has a rank in [min_rank, max_rank] (`shapes` names them,
+ * "[N, C, ...]") and `channels` channels in dim 1, as the config entry
+ * `channels_name` set them: the input check of the normalisation layers. */
+kiln_status kl_expect_channels(const char* layer, const kiln_tensor* x, int min_rank, int max_rank,
+                               const char* shapes, const char* channels_name, int64_t channels);
+
 #endif /* KILN_LAYERS_HOST_H */

@@ -44,6 +44,36 @@ static inline double* forward_values(kiln_module* m, kiln_tensor* const* inputs,
   return values;
 }
 
+/* A layer's forward computed from its definition: y from the input x and
+ * the layer's weight w and bias b; `context` holds the geometry. */
+typedef void (*forward_reference)(const void* context, const double* x, const double* w, const double* b, double* y);
+
+/* conv2d_reference as a forward_reference (context: its geometry). */
+static inline void conv2d_forward_reference(const void* context, const double* x, const double* w, const double* b,
+                                            double* y) {
+  conv2d_reference((const conv_reference_geometry*)context, x, w, b, y);
+}
+
+/* m(x), n_out values, against `reference` over m's "weight" and "bias"; the
+ * failure names `what`. */
+static inline void check_weighted_forward(const char* what, kiln_module* m, kiln_tensor* x, int64_t n_out,
+                                          forward_reference reference, const void* context) {
+  double* xs = kts_read(x);
+  double* w = parameter_values(m, "weight");
+  double* b = parameter_values(m, "bias");
+  double* got = forward_values(m, &x, 1);
+  double* want = malloc((size_t)n_out * sizeof *want);
+  if (xs && w && b && got && want) {
+    reference(context, xs, w, b, want);
+    CHECK(kts_compare(what, got, want, n_out, FORWARD_ATOL, FORWARD_RTOL) == 0);
+  }
+  free(xs);
+  free(w);
+  free(b);
+  free(got);
+  free(want);
+}
+
 /* Gradients of m at `inputs` match finite differences (options NULL: the
  * defaults). */
 #define CHECK_GRADIENTS(rt, m, inputs, n, options) CHECK(kts_gradcheck_module((rt), (m), (inputs), (n), (options)) == 0)

@@ -30,20 +30,7 @@ static void test_conv2d(kiln_runtime* rt) {
   {
     const int64_t oh = conv_reference_out(5, 3, 2, 1, 1), ow = conv_reference_out(6, 2, 1, 1, 2);
     const int64_t n_out = 2 * 6 * oh * ow;
-    double* xs = kts_read(x);
-    double* w = parameter_values(m, "weight");
-    double* b = parameter_values(m, "bias");
-    double* got = forward_values(m, &x, 1);
-    double* want = malloc((size_t)n_out * sizeof *want);
-    if (xs && w && b && got && want) {
-      conv2d_reference(&g, xs, w, b, want);
-      CHECK(kts_compare("Conv2d forward", got, want, n_out, FORWARD_ATOL, FORWARD_RTOL) == 0);
-    }
-    free(xs);
-    free(w);
-    free(b);
-    free(got);
-    free(want);
+    check_weighted_forward("Conv2d forward", m, x, n_out, conv2d_forward_reference, &g);
   }
   CHECK_GRADIENTS(rt, m, &x, 1, NULL);
   kiln_tensor_release(weight);

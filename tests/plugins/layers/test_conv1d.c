@@ -29,20 +29,7 @@ static void test_conv1d(kiln_runtime* rt) {
   CHECK_OK(kts_tensor_uniform(rt, &rng, shape, 3, -1.0, 1.0, &x));
   {
     const int64_t n_out = 2 * 6 * conv_reference_out(9, 3, 2, 1, 2);
-    double* xs = kts_read(x);
-    double* w = parameter_values(m, "weight");
-    double* b = parameter_values(m, "bias");
-    double* got = forward_values(m, &x, 1);
-    double* want = malloc((size_t)n_out * sizeof *want);
-    if (xs && w && b && got && want) {
-      conv2d_reference(&g, xs, w, b, want);
-      CHECK(kts_compare("Conv1d forward", got, want, n_out, FORWARD_ATOL, FORWARD_RTOL) == 0);
-    }
-    free(xs);
-    free(w);
-    free(b);
-    free(got);
-    free(want);
+    check_weighted_forward("Conv1d forward", m, x, n_out, conv2d_forward_reference, &g);
   }
   CHECK_GRADIENTS(rt, m, &x, 1, NULL);
   kiln_tensor_release(weight);

@@ -26,6 +26,18 @@ static void conv_transpose2d_reference(const conv_reference_geometry* g, int64_t
               }
 }
 
+/* The geometry of a transposed convolution and its output's height and width. */
+typedef struct transposed_geometry {
+  conv_reference_geometry g;
+  int64_t oh, ow;
+} transposed_geometry;
+
+/* conv_transpose2d_reference as a forward_reference. */
+static void transposed_reference(const void* context, const double* x, const double* w, const double* b, double* y) {
+  const transposed_geometry* t = (const transposed_geometry*)context;
+  conv_transpose2d_reference(&t->g, t->oh, t->ow, x, w, b, y);
+}
+
 /* ConvTranspose2d(4 -> 6, kernel [3, 2], stride [2, 2], padding [1, 0],
  * output_padding [1, 0], groups 2, dilation [1, 2]) on x [2, 4, 3, 4]. */
 static void test_conv_transpose2d(kiln_runtime* rt) {
@@ -35,7 +47,7 @@ static void test_conv_transpose2d(kiln_runtime* rt) {
   const int64_t weight_shape[4] = {4, 3, 3, 2};
   const int64_t oh = (3 - 1) * 2 - 2 + 1 * (3 - 1) + 1 + 1, ow = (4 - 1) * 2 - 0 + 2 * (2 - 1) + 0 + 1;
   const int64_t out_shape[4] = {2, 6, 6, 9};
-  conv_reference_geometry g = {2, 4, 3, 4, 6, 3, 2, {2, 2}, {1, 0}, {1, 2}, 2};
+  const transposed_geometry t = {{2, 4, 3, 4, 6, 3, 2, {2, 2}, {1, 0}, {1, 2}, 2}, oh, ow};
   kiln_attr config[8];
   kts_rng rng;
   kiln_tensor *x = NULL, *weight = NULL, *out = NULL;
@@ -60,20 +72,7 @@ static void test_conv_transpose2d(kiln_runtime* rt) {
   kiln_tensor_release(out);
   {
     const int64_t n_out = 2 * 6 * oh * ow;
-    double* xs = kts_read(x);
-    double* w = parameter_values(m, "weight");
-    double* b = parameter_values(m, "bias");
-    double* got = forward_values(m, &x, 1);
-    double* want = malloc((size_t)n_out * sizeof *want);
-    if (xs && w && b && got && want) {
-      conv_transpose2d_reference(&g, oh, ow, xs, w, b, want);
-      CHECK(kts_compare("ConvTranspose2d forward", got, want, n_out, FORWARD_ATOL, FORWARD_RTOL) == 0);
-    }
-    free(xs);
-    free(w);
-    free(b);
-    free(got);
-    free(want);
+    check_weighted_forward("ConvTranspose2d forward", m, x, n_out, transposed_reference, &t);
   }
   CHECK_GRADIENTS(rt, m, &x, 1, NULL);
   kiln_tensor_release(weight);
