@@ -3,6 +3,7 @@
 #ifndef KILN_LAYER_TEST_H
 #define KILN_LAYER_TEST_H
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -14,6 +15,17 @@
 /* Tolerances of forward comparisons in f64 (the ops compute in double). */
 #define FORWARD_ATOL 1e-10
 #define FORWARD_RTOL 1e-9
+
+/* The one-thread runtime a layer test runs on; exits with 1, saying why,
+ * when it cannot be made. */
+static inline kiln_runtime* layer_test_runtime(void) {
+  kiln_runtime* rt = NULL;
+  if (kts_runtime_create(1, &rt) != KILN_OK) {
+    fprintf(stderr, "runtime: %s\n", kiln_last_error());
+    exit(1);
+  }
+  return rt;
+}
 
 /* A module of `type`, cast to f64 when `f64`; NULL after a failed check. */
 static inline kiln_module* make_module(kiln_runtime* rt, const char* type, const kiln_attr* config, size_t n,

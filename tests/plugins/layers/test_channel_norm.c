@@ -113,11 +113,7 @@ static void test_errors(kiln_runtime* rt) {
 }
 
 int main(void) {
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_forward(rt);
   test_errors(rt);
   kiln_runtime_release(rt);

@@ -55,11 +55,7 @@ static void test_errors(kiln_runtime* rt) {
 }
 
 int main(void) {
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_linear_schema(rt);
   test_optimizer_schema(rt);
   test_errors(rt);

@@ -117,11 +117,7 @@ static void test_config_errors(kiln_runtime* rt) {
 }
 
 int main(void) {
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_conv2d(rt);
   test_separable(rt);
   test_config_errors(rt);

@@ -159,11 +159,7 @@ static void test_reproducibility(void) {
 }
 
 int main(void) {
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_linear_initialisers(rt);
   test_conv_fan_in(rt);
   test_other_layers(rt);

@@ -76,11 +76,7 @@ static void test_input_errors(kiln_runtime* rt) {
 }
 
 int main(void) {
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_forward_and_gradients(rt, 1);
   test_forward_and_gradients(rt, 0);
   test_config_errors(rt);

@@ -215,11 +215,7 @@ static void test_errors(kiln_runtime* rt) {
 
 int main(void) {
   const int64_t flat[2] = {5, 3}, sequence[3] = {4, 3, 2}, image[4] = {2, 3, 2, 3};
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_batch_norm(rt, "BatchNorm1d", flat, 2);
   test_batch_norm(rt, "BatchNorm1d", sequence, 3);
   test_batch_norm(rt, "BatchNorm2d", image, 4);

@@ -286,11 +286,7 @@ done:
 }
 
 int main(void) {
-  kiln_runtime* rt = NULL;
-  if (kts_runtime_create(1, &rt) != KILN_OK) {
-    fprintf(stderr, "runtime: %s\n", kiln_last_error());
-    return 1;
-  }
+  kiln_runtime* rt = layer_test_runtime();
   test_parameters(rt, "LSTM", 4);
   test_parameters(rt, "GRU", 3);
   test_references(rt);
