@@ -3,39 +3,20 @@
 #include <algorithm>
 #include <thread>
 
+#include "convert.hpp"
 #include "data/loader.hpp"
 #include "handles.hpp"
 #include "kiln/report/device_peaks.hpp"
+#include "train/step_memory.hpp"
 #include "train/trainer.hpp"
 
 namespace kiln::train {
 namespace {
 
-const char* precision_name(kiln_dtype precision) {
-  switch (precision) {
-    case KILN_BF16: return "bf16";
-    case KILN_F16: return "f16";
-    default: return "f32";
-  }
-}
-
-// Where the model lives: its first parameter's device (the CPU for a model
-// without parameters).
-Device model_device(const kiln_trainer& t) {
-  kiln_device_type type = KILN_DEVICE_CPU;
-  int index = 0;
-  if (!t.params.empty()) check_call(kiln_tensor_device(t.params.front().get(), &type, &index), "reading the model's device");
-  return type == KILN_DEVICE_CPU ? Device::cpu() : Device::cuda(index);
-}
-
 // The memory the device can give: its cap when one is set, a GPU's size
 // otherwise; 0 (unknown) for an uncapped CPU, whose limit is the machine's.
 int64_t memory_capacity(const kiln_trainer& t, Device device, const report::DevicePeaks& peaks) {
-  kiln_memory_stats stats{};
-  stats.size = sizeof stats;
-  check_call(kiln_memory_stats_get(t.config.runtime.get(), device.is_cpu() ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA,
-                                   device.index, &stats),
-             "reading the memory statistics");
+  const kiln_memory_stats stats = memory_stats(t.config.runtime.get(), device);
   return stats.limit_bytes > 0 ? stats.limit_bytes : peaks.memory_bytes;
 }
 
@@ -58,7 +39,7 @@ report::RunSetup run_setup(const kiln_trainer& t) {
   s.loader_prefetch = loader.prefetch > 0 ? loader.prefetch : std::max(2, 2 * loader.num_workers);
   s.cpu_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   s.batch_size = loader.batch_size * t.config.accumulate;
-  s.precision = precision_name(t.config.precision);
+  s.precision = dtype_name(abi::to_dtype(t.config.precision));
   s.fast_low_precision = peaks.fast_low_precision;
   s.low_precision_speedup = peaks.f32_flops > 0.0 ? peaks.low_precision_flops / peaks.f32_flops : 0.0;
   s.peak_flops = peak_at_precision(t, peaks);

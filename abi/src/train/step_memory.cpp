@@ -5,31 +5,39 @@
 namespace kiln::train {
 namespace {
 
-int64_t peak_bytes(kiln_runtime* rt, kiln_device_type device, int index) {
-  kiln_memory_stats stats{};
-  stats.size = sizeof stats;
-  check_call(kiln_memory_stats_get(rt, device, index, &stats), "reading the memory statistics");
-  return stats.peak_bytes;
+void reset_peak(kiln_runtime* rt, Device device) {
+  check_call(kiln_memory_reset_peak(rt, device.is_cpu() ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA, device.index),
+             device.is_cpu() ? "resetting the CPU memory peak" : "resetting the GPU memory peak");
 }
 
 }  // namespace
 
-StepMemory::StepMemory(const kiln_trainer& t) : runtime_(t.config.runtime.get()) {
-  // The model's first parameter says where it lives; a model without
-  // parameters computes where its inputs are, which the CPU's peak covers
-  // for the CPU and nothing here follows on a GPU.
+kiln_memory_stats memory_stats(kiln_runtime* rt, Device device) {
+  kiln_memory_stats stats{};
+  stats.size = sizeof stats;
+  check_call(kiln_memory_stats_get(rt, device.is_cpu() ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA, device.index, &stats),
+             "reading the memory statistics");
+  return stats;
+}
+
+Device model_device(const kiln_trainer& t) {
+  kiln_device_type type = KILN_DEVICE_CPU;
+  int index = 0;
   if (!t.params.empty())
-    check_call(kiln_tensor_device(t.params.front().get(), &model_device_, &model_device_index_),
-               "reading the model's device");
-  check_call(kiln_memory_reset_peak(runtime_, KILN_DEVICE_CPU, 0), "resetting the CPU memory peak");
-  if (model_device_ != KILN_DEVICE_CPU)
-    check_call(kiln_memory_reset_peak(runtime_, model_device_, model_device_index_), "resetting the GPU memory peak");
+    check_call(kiln_tensor_device(t.params.front().get(), &type, &index), "reading the model's device");
+  return type == KILN_DEVICE_CPU ? Device::cpu() : Device::cuda(index);
+}
+
+// A model without parameters computes where its inputs are, which the
+// CPU's peak covers for the CPU and nothing here follows on a GPU.
+StepMemory::StepMemory(const kiln_trainer& t) : runtime_(t.config.runtime.get()), model_device_(model_device(t)) {
+  reset_peak(runtime_, Device::cpu());
+  if (!model_device_.is_cpu()) reset_peak(runtime_, model_device_);
 }
 
 void StepMemory::finish(kiln_step_metrics& m) const {
-  m.peak_cpu_bytes = peak_bytes(runtime_, KILN_DEVICE_CPU, 0);
-  m.peak_gpu_bytes =
-      model_device_ == KILN_DEVICE_CPU ? 0 : peak_bytes(runtime_, model_device_, model_device_index_);
+  m.peak_cpu_bytes = memory_stats(runtime_, Device::cpu()).peak_bytes;
+  m.peak_gpu_bytes = model_device_.is_cpu() ? 0 : memory_stats(runtime_, model_device_).peak_bytes;
 }
 
 }  // namespace kiln::train

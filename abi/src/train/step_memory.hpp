@@ -3,12 +3,20 @@
 // level at the start of the step (the peaks are reset then).
 #pragma once
 
+#include "kiln/device.hpp"
 #include "kiln/kiln.h"
 #include "kiln/kiln_training.h"
 
 struct kiln_trainer;
 
 namespace kiln::train {
+
+// The statistics of `device`'s allocator in `rt`.
+kiln_memory_stats memory_stats(kiln_runtime* rt, Device device);
+
+// Where the model lives: its first parameter's device (the CPU for a model
+// without parameters, which computes where its inputs are).
+Device model_device(const kiln_trainer& t);
 
 class StepMemory {
  public:
@@ -19,8 +27,7 @@ class StepMemory {
 
  private:
   kiln_runtime* runtime_;
-  kiln_device_type model_device_ = KILN_DEVICE_CPU;
-  int model_device_index_ = 0;
+  Device model_device_;
 };
 
 }  // namespace kiln::train
