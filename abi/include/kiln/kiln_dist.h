@@ -66,7 +66,9 @@ typedef struct kiln_process_group_options {
  * NULL (everything from the environment). A job variable that is missing or
  * malformed fails naming it. The group holds a reference on `rt`: while
  * its profiler records, each collective is a span on the trace's
- * "collectives" track. */
+ * "collectives" track. A "gloo" group sets SIGPIPE to be ignored if it is
+ * at its default action, so that a peer's end is an error, not the end of
+ * this process (as Python does at start-up); a handler of the host's stays. */
 KILN_API kiln_status kiln_process_group_create(kiln_runtime* rt, const kiln_process_group_options* options,
                                                kiln_process_group** out);
 /* The runtime's default group, made from the environment on first use

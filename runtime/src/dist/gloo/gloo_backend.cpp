@@ -12,7 +12,9 @@
 #include <gloo/types.h>
 
 #include <cstddef>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 #include <unistd.h>
 #include <vector>
 
@@ -54,10 +56,29 @@ std::string device_hostname(const ProcessGroupOptions& options) {
   return name;
 }
 
+// Gloo writes to its sockets with writev, which raises SIGPIPE when a peer's
+// process has ended; SIGPIPE's default action would end this rank too,
+// instead of Gloo's EPIPE becoming the error that names the peer. Python
+// ignores SIGPIPE at start-up, which is why PyTorch never meets this. A
+// disposition the host chose itself (a handler, or ignoring) is kept.
+void ignore_broken_pipe_signal() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current = {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      struct sigaction ignore = {};
+      ignore.sa_handler = SIG_IGN;
+      sigemptyset(&ignore.sa_mask);
+      sigaction(SIGPIPE, &ignore, nullptr);
+    }
+  });
+}
+
 class GlooBackend final : public Backend {
  public:
   GlooBackend(const ProcessGroupOptions& options, Store& store, const std::string& prefix)
       : options_(options) {
+    ignore_broken_pipe_signal();
     gloo::transport::tcp::attr attr(device_hostname(options).c_str());
     auto device = gloo::transport::tcp::CreateDevice(attr);
     auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.world_size);
