@@ -10,6 +10,7 @@ endif()
 # at the first error with the usual exit code.
 set(ENV{ASAN_OPTIONS} "halt_on_error=1:abort_on_error=0:detect_leaks=0")
 set(ENV{UBSAN_OPTIONS} "halt_on_error=1:abort_on_error=0:print_stacktrace=1")
+set(ENV{TSAN_OPTIONS} "halt_on_error=1:abort_on_error=0")
 execute_process(COMMAND ${PROGRAM} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${PROGRAM}\n-- exit code: ${code}\n-- stdout:\n${out}\n-- stderr:\n${err}")
 if(code STREQUAL "0")

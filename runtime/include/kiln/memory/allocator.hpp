@@ -98,18 +98,19 @@ class Allocator {
 class Storage {
  public:
   Storage(DataPtr data, size_t nbytes, Device device, std::shared_ptr<Allocator> keep_alive)
-      : data_(std::move(data)), nbytes_(nbytes), device_(device), allocator_(std::move(keep_alive)) {}
+      : allocator_(std::move(keep_alive)), data_(std::move(data)), nbytes_(nbytes), device_(device) {}
   void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
  private:
+  // Holds the allocator until its last allocation is freed, even when the
+  // runtime that created it is gone. Declared before data_, so destroyed
+  // after it: data_'s deleter still reaches the allocator.
+  std::shared_ptr<Allocator> allocator_;
   DataPtr data_;
   size_t nbytes_;
   Device device_;
-  // Holds the allocator until its last allocation is freed, even when the
-  // runtime that created it is gone.
-  std::shared_ptr<Allocator> allocator_;
 };
 
 }  // namespace kiln
