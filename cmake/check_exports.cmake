@@ -3,6 +3,7 @@
 # passes ^kiln_plugin_entry$), ignoring symbols the linker defines itself.
 # Run with
 #   cmake -DNM=<nm> -DLIBRARY=<lib.so> [-DALLOWED=<regex>] -P check_exports.cmake
+cmake_minimum_required(VERSION 3.25) # a script's policies, IN_LIST's among them
 if(NOT DEFINED ALLOWED)
   set(ALLOWED "^kiln_")
 endif()

@@ -83,7 +83,7 @@ IdxArray parse_idx(const Bytes& file, const std::string& path, const char* role)
     array.dims.push_back(int64_t(dim));
     overflow = __builtin_mul_overflow(expected, dim, &expected) || overflow;
   }
-  if (std::ranges::find(array.dims, 0) != array.dims.end()) {
+  if (std::find(array.dims.begin(), array.dims.end(), 0) != array.dims.end()) {
     expected = 0;  // an empty array, however large its other dimensions
     overflow = false;
   }

@@ -41,7 +41,9 @@ const char* dtype_name(kiln_dtype dtype) {
 
 int64_t numel(const std::vector<int64_t>& shape) {
   // A zero anywhere empties the shape, however large the other dimensions.
-  if (std::ranges::find(shape, 0) != shape.end()) return 0;
+  // std::find, not std::ranges::find: that is an inline object, which
+  // sanitizer builds would export from the plugin.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n))
