@@ -382,7 +382,7 @@ KILN_API kiln_status kiln_op_call1(kiln_runtime* rt, const kiln_op* op, kiln_ten
 /* ---- plugins ----------------------------------------------------------------------- */
 
 /* What a plugin registered. */
-typedef enum kiln_registration_kind {
+typedef enum kiln_registration_kind KILN_ENUM_INT {
   KILN_REG_OP = 0,
   KILN_REG_LAYER = 1,
   KILN_REG_OPTIMIZER = 2,

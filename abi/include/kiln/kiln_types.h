@@ -15,9 +15,19 @@
 extern "C" {
 #endif
 
+/* In C++ the enums below have int as their underlying type: a C caller may
+ * pass any int where an enum is expected (the library refuses an unknown
+ * value with an error), and C++ may read every int from an enum only when its
+ * type is fixed. The size and the calling convention are those of C's. */
+#ifdef __cplusplus
+#define KILN_ENUM_INT : int
+#else
+#define KILN_ENUM_INT
+#endif
+
 /* ---- status ---------------------------------------------------------------- */
 
-typedef enum kiln_status {
+typedef enum kiln_status KILN_ENUM_INT {
   KILN_OK = 0,
   KILN_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, a bad value, an unknown attribute */
   KILN_ERR_SHAPE_MISMATCH = 2,
@@ -37,7 +47,7 @@ typedef enum kiln_status {
 
 /* ---- element types and devices ---------------------------------------------- */
 
-typedef enum kiln_dtype {
+typedef enum kiln_dtype KILN_ENUM_INT {
   KILN_F32 = 0,
   KILN_F64 = 1,
   KILN_F16 = 2,
@@ -48,7 +58,7 @@ typedef enum kiln_dtype {
   KILN_BOOL = 7
 } kiln_dtype;
 
-typedef enum kiln_device_type { KILN_DEVICE_CPU = 0, KILN_DEVICE_CUDA = 1 } kiln_device_type;
+typedef enum kiln_device_type KILN_ENUM_INT { KILN_DEVICE_CPU = 0, KILN_DEVICE_CUDA = 1 } kiln_device_type;
 
 #define KILN_MAX_DIMS 8
 
@@ -61,7 +71,7 @@ typedef struct kiln_tensor_desc {
 
 /* ---- logging ------------------------------------------------------------------ */
 
-typedef enum kiln_log_level {
+typedef enum kiln_log_level KILN_ENUM_INT {
   KILN_LOG_DEBUG = 0,
   KILN_LOG_INFO = 1,
   KILN_LOG_WARNING = 2,
@@ -95,7 +105,7 @@ typedef kiln_status (*kiln_grad_hook_fn)(void* user, kiln_tensor* leaf);
 
 /* How a collective combines the ranks' values. Bool tensors: sum and max
  * are logical or, min is logical and. */
-typedef enum kiln_reduce_op {
+typedef enum kiln_reduce_op KILN_ENUM_INT {
   KILN_REDUCE_SUM = 0,
   KILN_REDUCE_MEAN = 1, /* the sum divided by the number of ranks; floating dtypes only */
   KILN_REDUCE_MAX = 2,  /* NaN wins, as in torch.maximum */
@@ -108,7 +118,7 @@ typedef enum kiln_reduce_op {
  * float is expected, and integers where floats are; in configurations, one
  * number is also accepted for a list of one. KILN_ATTR_TENSOR is for
  * configurations (an in-memory data source's tensors), never for op calls. */
-typedef enum kiln_attr_type {
+typedef enum kiln_attr_type KILN_ENUM_INT {
   KILN_ATTR_INT = 0,
   KILN_ATTR_FLOAT = 1,
   KILN_ATTR_BOOL = 2,
