@@ -37,6 +37,13 @@ endif()
 if(BUILD_TYPE)
   list(APPEND project_options -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
 endif()
+# A sanitizer build's libkiln.so needs its runtime loaded first: the host and
+# the plugin are built with the same flags, as their authors would.
+if(SANITIZER_FLAGS)
+  list(JOIN SANITIZER_FLAGS " " flags)
+  list(APPEND project_options "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}"
+       "-DCMAKE_SHARED_LINKER_FLAGS=${flags}")
+endif()
 
 file(REMOVE_RECURSE ${WORK_DIR})
 
