@@ -4,6 +4,7 @@
 //
 //   kiln.memory.stats("cpu")          -- {current_bytes =, peak_bytes =, reserved_bytes =, limit_bytes =, ...}
 //   kiln.memory.reset_peak("cpu")     -- peak_bytes starts again from current_bytes
+//   kiln.memory.empty_cache("cpu")    -- give the cached free blocks back to the system (or the GPU)
 //   kiln.memory.set_limit(1 << 30)    -- cap the CPU allocator (0: none); over it, out-of-memory errors
 //                                     --   (refused in a sandbox: the runtime is the host's)
 //   kiln.memory.estimate(model, {1, 28, 28}, {batch_size = 64, optimizer = opt, precision = "bf16",
@@ -62,6 +63,14 @@ int reset_peak(lua_State* L) {
   int index;
   opt_device(L, 1, &type, &index);
   check(L, kiln_memory_reset_peak(runtime(L), type, index));
+  return 0;
+}
+
+int empty_cache(lua_State* L) {
+  kiln_device_type type;
+  int index;
+  opt_device(L, 1, &type, &index);
+  check(L, kiln_memory_empty_cache(runtime(L), type, index));
   return 0;
 }
 
@@ -149,6 +158,7 @@ int find_batch_size(lua_State* L) {
 constexpr luaL_Reg kMemoryFunctions[] = {
     {"stats", guarded<stats>},
     {"reset_peak", guarded<reset_peak>},
+    {"empty_cache", guarded<empty_cache>},
     {"set_limit", guarded<set_limit>},
     {"estimate", guarded<estimate>},
     {nullptr, nullptr},

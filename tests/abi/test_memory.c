@@ -1,7 +1,7 @@
 /* Memory statistics and the GPU memory cache through the C API: the
- * caching allocator's fields, a caller with an older (shorter) struct,
- * kiln_memory_empty_cache and its bad arguments, resetting the peak, and the
- * CPU cap (kiln_memory_set_limit). The GPU part is skipped, with the reason
+ * caching allocators' fields (the CPU's cache of large blocks, the GPU's),
+ * a caller with an older (shorter) struct, kiln_memory_empty_cache and its
+ * bad arguments, resetting the peak, and the CPU cap (kiln_memory_set_limit). The GPU part is skipped, with the reason
  * printed, where no GPU is present. */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,18 +17,40 @@ static kiln_memory_stats read_stats(kiln_runtime* rt, kiln_device_type device) {
   return stats;
 }
 
-static void cpu_has_no_cache(kiln_runtime* rt) {
-  const int64_t shape[1] = {1000};
+/* CPU blocks of 32 KiB or more are kept when freed and serve the next
+ * request of their size; kiln_memory_empty_cache gives them back. Smaller
+ * ones go back to malloc at once. */
+static void cpu_cache(kiln_runtime* rt) {
+  const int64_t large[1] = {1 << 16}, small[1] = {1000}; /* 256 KiB and 4000 bytes of f32 */
   kiln_tensor* t = NULL;
-  kiln_memory_stats stats;
-  CHECK_OK(kiln_tensor_empty(rt, shape, 1, KILN_F32, KILN_DEVICE_CPU, 0, &t));
-  stats = read_stats(rt, KILN_DEVICE_CPU);
-  CHECK(stats.current_bytes >= 4000);
-  CHECK(stats.active_bytes == 0 && stats.cached_free_bytes == 0 && stats.largest_free_block == 0);
-  CHECK(stats.num_reserves == 0 && stats.num_releases == 0 && stats.cache_hits == 0);
-  CHECK(stats.num_cache_flushes == 0 && stats.limit_bytes == 0 && stats.fragmentation == 0.0);
+  kiln_memory_stats before, stats;
   CHECK_OK(kiln_memory_empty_cache(rt, KILN_DEVICE_CPU, 0));
+  before = read_stats(rt, KILN_DEVICE_CPU);
+  CHECK(before.cached_free_bytes == 0 && before.largest_free_block == 0 && before.fragmentation == 0.0);
+  CHECK(before.active_bytes == before.reserved_bytes && before.limit_bytes == 0);
+
+  CHECK_OK(kiln_tensor_empty(rt, large, 1, KILN_F32, KILN_DEVICE_CPU, 0, &t));
   kiln_tensor_release(t);
+  stats = read_stats(rt, KILN_DEVICE_CPU);
+  CHECK(stats.cached_free_bytes == 1 << 18 && stats.largest_free_block == 1 << 18);
+  CHECK(stats.reserved_bytes == before.reserved_bytes + (1 << 18) && stats.num_reserves == before.num_reserves + 1);
+  CHECK(stats.current_bytes == before.current_bytes && stats.active_bytes == before.active_bytes);
+
+  CHECK_OK(kiln_tensor_empty(rt, large, 1, KILN_F32, KILN_DEVICE_CPU, 0, &t)); /* served by the cached block */
+  stats = read_stats(rt, KILN_DEVICE_CPU);
+  CHECK(stats.cache_hits == before.cache_hits + 1 && stats.num_reserves == before.num_reserves + 1);
+  CHECK(stats.cached_free_bytes == 0 && stats.active_bytes == stats.reserved_bytes);
+  kiln_tensor_release(t);
+
+  CHECK_OK(kiln_memory_empty_cache(rt, KILN_DEVICE_CPU, 0));
+  stats = read_stats(rt, KILN_DEVICE_CPU);
+  CHECK(stats.cached_free_bytes == 0 && stats.reserved_bytes == before.reserved_bytes);
+  CHECK(stats.num_releases == before.num_releases + 1);
+
+  CHECK_OK(kiln_tensor_empty(rt, small, 1, KILN_F32, KILN_DEVICE_CPU, 0, &t));
+  kiln_tensor_release(t);
+  stats = read_stats(rt, KILN_DEVICE_CPU);
+  CHECK(stats.cached_free_bytes == 0 && stats.reserved_bytes == before.reserved_bytes);
 }
 
 static void older_struct_gets_only_its_fields(kiln_runtime* rt) {
@@ -139,7 +161,7 @@ int main(void) {
     fprintf(stderr, "setup failed: %s\n", kiln_last_error());
     return 1;
   }
-  cpu_has_no_cache(rt);
+  cpu_cache(rt);
   older_struct_gets_only_its_fields(rt);
   empty_cache_bad_arguments(rt);
   peak_starts_again_from_current(rt);

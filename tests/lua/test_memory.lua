@@ -1,7 +1,8 @@
--- kiln.memory and kiln.find_batch_size: statistics and the peak reset, an
--- estimate whose parts are exact where they can be (parameters, gradients,
--- Adam's two tensors per parameter), trials that leave nothing behind, the
--- search under a limit and under a hard CPU cap, and the errors.
+-- kiln.memory and kiln.find_batch_size: statistics, the peak reset and the
+-- CPU cache, an estimate whose parts are exact where they can be
+-- (parameters, gradients, Adam's two tensors per parameter), trials that
+-- leave nothing behind, the search under a limit and under a hard CPU cap,
+-- and the errors.
 local kiln = require("kiln")
 local expect = require("expect")
 
@@ -13,6 +14,19 @@ local before = kiln.memory.stats("cpu")
 assert(math.type(before.current_bytes) == "integer" and before.peak_bytes >= before.current_bytes)
 kiln.memory.reset_peak()
 assert(kiln.memory.stats().peak_bytes == kiln.memory.stats().current_bytes)
+
+-- A freed block of 32 KiB or more is kept for the next request of its size;
+-- empty_cache gives it back.
+kiln.memory.empty_cache("cpu")
+local block = kiln.zeros({1 << 16})
+block = nil
+collectgarbage()
+assert(block == nil and kiln.memory.stats().cached_free_bytes == 1 << 18, kiln.memory.stats().cached_free_bytes)
+kiln.zeros({1 << 16})
+assert(kiln.memory.stats().cached_free_bytes == 0, "the cached block served the request")
+collectgarbage()
+kiln.memory.empty_cache()
+assert(kiln.memory.stats().cached_free_bytes == 0 and kiln.memory.stats().current_bytes == before.current_bytes)
 
 local e = kiln.memory.estimate(model, {16}, {batch_size = 32, optimizer = adam})
 assert(e.parameters == param_bytes and e.buffers == 0 and e.gradients == param_bytes, e.parameters)

@@ -60,14 +60,19 @@ class Queries(unittest.TestCase):
         t.close()
         self.assertEqual(rt.memory_stats().num_frees, during.num_frees + 1)
 
-    def test_the_cpu_has_no_cache(self):
+    def test_the_cpu_caches_large_blocks(self):
         rt = kiln.Runtime()
-        kiln.zeros(100, runtime=rt)
-        stats = rt.memory_stats("cpu")
-        self.assertEqual((stats.active_bytes, stats.cached_free_bytes, stats.num_reserves, stats.cache_hits,
-                          stats.limit_bytes, stats.fragmentation), (0, 0, 0, 0, 0, 0.0))
-        rt.empty_cache("cpu")  # nothing to give back
-        self.assertEqual(rt.memory_stats("cpu").current_bytes, stats.current_bytes)
+        rt.empty_cache("cpu")
+        before = rt.memory_stats("cpu")
+        kiln.zeros(1 << 16, runtime=rt).close()  # 256 KiB, kept for the next request of its size
+        cached = rt.memory_stats("cpu")
+        self.assertEqual((cached.cached_free_bytes, cached.largest_free_block), (1 << 18, 1 << 18))
+        self.assertEqual(cached.reserved_bytes, before.reserved_bytes + (1 << 18))
+        kiln.zeros(1 << 16, runtime=rt).close()
+        self.assertEqual(rt.memory_stats("cpu").cache_hits, before.cache_hits + 1)
+        rt.empty_cache("cpu")
+        emptied = rt.memory_stats("cpu")
+        self.assertEqual((emptied.cached_free_bytes, emptied.reserved_bytes), (0, before.reserved_bytes))
 
     def test_a_missing_gpu(self):
         rt = kiln.Runtime()

@@ -141,10 +141,14 @@ KILN_API kiln_status kiln_manual_seed(kiln_runtime* rt, uint64_t seed);
 
 /* Memory statistics of one device's allocator. Set out->size to
  * sizeof(kiln_memory_stats) first; only fields within it are written.
- * GPU memory comes from a caching allocator: freed blocks stay reserved
- * for reuse, so reserved_bytes stays above current_bytes until
- * kiln_memory_empty_cache. The fields after num_frees describe that cache
- * and are 0 for the CPU. */
+ * Both allocators cache: freed blocks stay reserved for reuse, so
+ * reserved_bytes stays above current_bytes until kiln_memory_empty_cache.
+ * The GPU's carves blocks from segments (requests rounded up to 512 bytes);
+ * the CPU's keeps freed blocks of 32 KiB or more whole, for the next request
+ * of the same size, and never more of them than the most bytes that were in
+ * use at once (smaller blocks go straight back to malloc). The fields after
+ * num_frees describe the cache; for the CPU, num_reserves and num_releases
+ * count its blocks taken from and given back to the system. */
 typedef struct kiln_memory_stats {
   size_t size;
   int64_t current_bytes;  /* bytes held by live allocations */
@@ -169,16 +173,17 @@ KILN_API kiln_status kiln_memory_stats_get(kiln_runtime* rt, kiln_device_type de
                                            kiln_memory_stats* out);
 
 /* Gives the cached memory of one device's allocator that no tensor uses
- * back to the device (for GPU memory another library needs); it is
- * reserved again when needed. Does nothing for the CPU. */
+ * back to the device or the system (for memory another library or process
+ * needs); it is reserved again when needed. */
 KILN_API kiln_status kiln_memory_empty_cache(kiln_runtime* rt, kiln_device_type device, int device_index);
 
 /* Starts peak_bytes of one device's allocator again from current_bytes, to
  * measure the peak of what follows (a step, a trial forward and backward). */
 KILN_API kiln_status kiln_memory_reset_peak(kiln_runtime* rt, kiln_device_type device, int device_index);
 
-/* Caps the memory the runtime's CPU allocator holds at once at
- * `limit_bytes` (0 removes the cap): a request that would go over fails
+/* Caps the memory the runtime's CPU allocator holds at once, its cached
+ * blocks included, at `limit_bytes` (0 removes the cap). A request that
+ * would go over first empties the cache; one that would still go over fails
  * with KILN_ERR_OUT_OF_MEMORY and a message naming the cap, as when the
  * system refuses, and whatever was computing fails cleanly. Shown as
  * limit_bytes in the CPU's statistics. A GPU's cap is set when the runtime
