@@ -14,17 +14,6 @@ namespace {
 
 void copy_infer(InferCall& c) { c.outputs.push_back({c.inputs[0].shape(), c.inputs[0].dtype(), c.device}); }
 
-template <class Word>
-void copy_strided(ThreadPool& pool, const Tensor& in, Tensor& out) {
-  const Word* src = in.data<Word>();
-  Word* dst = out.data<Word>();
-  const Shape out_strides = contiguous_strides(in.shape());
-  pool.parallel_for(in.numel(), cpu::kElementGrain, [&](int64_t begin, int64_t end) {
-    cpu::for_each_offset2(in.shape(), in.strides(), out_strides, begin, end,
-                          [&](int64_t, int64_t src_off, int64_t dst_off) { dst[dst_off] = src[src_off]; });
-  });
-}
-
 void copy_kernel(const KernelCall& c) {
   const Tensor& in = c.inputs[0];
   Tensor& out = c.outputs[0];
@@ -32,12 +21,9 @@ void copy_kernel(const KernelCall& c) {
     std::memcpy(out.raw_data(), in.raw_data(), in.nbytes());
     return;
   }
-  switch (in.element_size()) {  // a copy moves bits: the element width is all that matters
-    case 1: copy_strided<uint8_t>(c.runtime.thread_pool(), in, out); break;
-    case 2: copy_strided<uint16_t>(c.runtime.thread_pool(), in, out); break;
-    case 4: copy_strided<uint32_t>(c.runtime.thread_pool(), in, out); break;
-    default: copy_strided<uint64_t>(c.runtime.thread_pool(), in, out); break;
-  }
+  // A copy moves bits: the element width is all that matters.
+  cpu::copy_strided(c.runtime.thread_pool(), in.element_size(), in.shape(), in.raw_data(), in.strides(),
+                    out.raw_data(), out.strides());
 }
 
 std::vector<Tensor> identity_backward(const BackwardCall& c) { return {c.grad_outputs[0]}; }

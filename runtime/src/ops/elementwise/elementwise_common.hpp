@@ -67,26 +67,15 @@ inline void for_range(Runtime& rt, int64_t n, Fn&& fn) {
 template <size_t N, class Fn>
 void for_each_offsets(const Shape& shape, const std::array<Shape, N>& strides, int64_t begin, int64_t end,
                       Fn&& fn) {
-  if (begin >= end) return;
-  const int rank = shape.rank();
-  int64_t index[kMaxDims] = {};
-  std::array<int64_t, N> offsets{};
-  int64_t rest = begin;
-  for (int d = rank - 1; d >= 0; --d) {
-    index[d] = rest % shape[d];
-    rest /= shape[d];
-    for (size_t k = 0; k < N; ++k) offsets[k] += index[d] * strides[k][d];
-  }
-  for (int64_t i = begin; i < end; ++i) {
-    fn(i, offsets);
-    for (int d = rank - 1; d >= 0; --d) {  // odometer step
-      ++index[d];
-      for (size_t k = 0; k < N; ++k) offsets[k] += strides[k][d];
-      if (index[d] < shape[d]) break;
-      for (size_t k = 0; k < N; ++k) offsets[k] -= index[d] * strides[k][d];
-      index[d] = 0;
+  std::array<int64_t, N> step{};
+  if (shape.rank() > 0)
+    for (size_t n = 0; n < N; ++n) step[n] = strides[n][shape.rank() - 1];
+  cpu::for_each_runs<N>(shape, strides, begin, end, [&](int64_t i, std::array<int64_t, N> off, int64_t run) {
+    for (int64_t k = 0; k < run; ++k) {
+      fn(i + k, off);
+      for (size_t n = 0; n < N; ++n) off[n] += step[n];
     }
-  }
+  });
 }
 
 // Registration of each file's ops; register_elementwise_ops calls them all.

@@ -10,29 +10,6 @@
 namespace kiln::reduction {
 namespace {
 
-// Copies a block of `shape` elements from src (src_strides) to dst (dst_strides).
-template <class Word>
-void copy_block(ThreadPool& pool, const Shape& shape, const void* src, const Shape& src_strides, void* dst,
-                const Shape& dst_strides) {
-  const Word* s = static_cast<const Word*>(src);
-  Word* d = static_cast<Word*>(dst);
-  pool.parallel_for(shape.numel(), cpu::kElementGrain, [&](int64_t begin, int64_t end) {
-    cpu::for_each_offset2(shape, src_strides, dst_strides, begin, end,
-                          [&](int64_t, int64_t so, int64_t dof) { d[dof] = s[so]; });
-  });
-}
-
-// copy_block with the word as wide as one element.
-void copy_by_width(ThreadPool& pool, size_t width, const Shape& shape, const void* src, const Shape& src_strides,
-                   void* dst, const Shape& dst_strides) {
-  switch (width) {
-    case 1: copy_block<uint8_t>(pool, shape, src, src_strides, dst, dst_strides); break;
-    case 2: copy_block<uint16_t>(pool, shape, src, src_strides, dst, dst_strides); break;
-    case 4: copy_block<uint32_t>(pool, shape, src, src_strides, dst, dst_strides); break;
-    default: copy_block<uint64_t>(pool, shape, src, src_strides, dst, dst_strides); break;
-  }
-}
-
 // Address of element `start` along `dim` of t.
 void* at_dim(const Tensor& t, int dim, int64_t start) {
   return static_cast<char*>(t.raw_data()) + start * t.strides()[dim] * int64_t(t.element_size());
@@ -69,7 +46,7 @@ void concat_kernel(const KernelCall& c) {
   const int dim = along_dim(c.op, c.attrs, c.inputs[0].shape());
   int64_t start = 0;
   for (const Tensor& in : c.inputs) {
-    copy_by_width(c.runtime.thread_pool(), out.element_size(), in.shape(), in.raw_data(), in.strides(),
+    cpu::copy_strided(c.runtime.thread_pool(), out.element_size(), in.shape(), in.raw_data(), in.strides(),
                   at_dim(out, dim, start), out.strides());
     start += in.shape()[dim];
   }
@@ -131,7 +108,7 @@ void split_kernel(const KernelCall& c) {
   const int dim = along_dim(c.op, c.attrs, in.shape());
   int64_t start = 0;
   for (Tensor& out : c.outputs) {
-    copy_by_width(c.runtime.thread_pool(), in.element_size(), out.shape(), at_dim(in, dim, start), in.strides(),
+    cpu::copy_strided(c.runtime.thread_pool(), in.element_size(), out.shape(), at_dim(in, dim, start), in.strides(),
                   out.raw_data(), out.strides());
     start += out.shape()[dim];
   }
