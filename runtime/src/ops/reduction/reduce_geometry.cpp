@@ -42,6 +42,14 @@ ReduceGeometry reduce_geometry(const OpDef& op, const Shape& shape, const Shape&
     g.outer_shape.push_back(g.reduced_shape[i]);
     g.outer_strides.push_back(g.reduced_strides[i]);
   }
+  const int64_t kept = g.kept_shape.numel();
+  if (kept > 1 && g.kept_strides == contiguous_strides(g.kept_shape)) {
+    const Shape row_strides = contiguous_strides(g.reduced_shape);
+    bool rows = true;  // the reduced dims step over whole rows of the kept ones
+    for (int i = 0; i < g.reduced_shape.rank(); ++i)
+      rows = rows && (g.reduced_shape[i] == 1 || g.reduced_strides[i] == row_strides[i] * kept);
+    if (rows) g.columns = kept;
+  }
   return g;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kiln/kernels/cpu/dense_sum.hpp"
 #include "kiln/kernels/cpu/strided.hpp"
 #include "kiln/ops/op_def.hpp"
 #include "kiln/runtime.hpp"
@@ -24,6 +25,10 @@ struct ReduceGeometry {
   // the planes of [N, C, H, W] summed over N, H and W.
   int64_t inner_run = 1;
   Shape outer_shape, outer_strides;  // the leading reduced dims, outside the runs
+  // When the reduced elements of output o sit at o + r * columns for r in
+  // [0, reduced_count): a dense [reduced_count, columns] matrix summed over
+  // its rows, as a bias gradient sums [batch, features]. 0 otherwise.
+  int64_t columns = 0;
 };
 
 // `dims` empty means every dimension; negative dims count from the end.
@@ -59,27 +64,47 @@ void for_each_reduced(const ReduceGeometry& g, int64_t base, Fn&& fn) {
                         [&](int64_t, int64_t off, int64_t) { fn(base + off); });
 }
 
-// The sum of term(offset) over `count` elements from `first`, one after
-// another, in kLanes interleaved partial sums: independent additions the
-// CPU overlaps (and the compiler may put in vectors), where one running sum
-// would wait for each addition before the next.
-template <class A, class Term>
-A dense_sum(int64_t first, int64_t count, Term&& term) {
-  constexpr int kLanes = 8;
-  A part[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) part[k] += term(first + i + k);
-  for (; i < count; ++i) part[0] += term(first + i);
-  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-}
-
 // Elements of one output summed by one task: a full reduction of a large
 // tensor is split into runs this long, summed in parallel, whose sums are
 // then added in order, so that the result is the same for any thread count.
 inline constexpr int64_t kSumRun = int64_t(1) << 15;
 // Shorter runs are walked element by element.
 inline constexpr int64_t kMinRun = 8;
+
+// Rows of a column sum added into one partial sum, one after another.
+inline constexpr int64_t kColumnSumRows = 64;
+// Columns one task adds up, so that a task's partial sums stay in cache.
+inline constexpr int64_t kColumnSumWidth = 1024;
+
+// Calls write(j, sum) for every column j of a dense [rows, columns] matrix
+// with the sum of term(r * columns + j) over its rows. Blocks of
+// kColumnSumRows rows are summed row after row into partial sums, a loop
+// over adjacent elements the compiler puts in vectors; the partial sums of
+// a column are then added in block order, so the result does not depend on
+// the thread count.
+template <class A, class Term, class Write>
+void sum_columns(ThreadPool& pool, int64_t rows, int64_t columns, Term&& term, Write&& write) {
+  const int64_t blocks = (rows + kColumnSumRows - 1) / kColumnSumRows;
+  const int64_t widths = (columns + kColumnSumWidth - 1) / kColumnSumWidth;
+  std::vector<A> partial(size_t(blocks * columns), A(0));
+  const int64_t grain = std::max<int64_t>(1, cpu::kElementGrain / (kColumnSumRows * std::min(columns, kColumnSumWidth)));
+  pool.parallel_for(blocks * widths, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t block = task / widths, first = task % widths * kColumnSumWidth;
+      const int64_t last = std::min(columns, first + kColumnSumWidth);
+      A* part = partial.data() + block * columns;
+      for (int64_t r = block * kColumnSumRows; r < std::min(rows, (block + 1) * kColumnSumRows); ++r)
+        for (int64_t j = first; j < last; ++j) part[j] += term(r * columns + j);
+    }
+  });
+  pool.parallel_for(columns, std::max<int64_t>(1, cpu::kElementGrain / blocks), [&](int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) {
+      A s = 0;
+      for (int64_t block = 0; block < blocks; ++block) s += partial[size_t(block * columns + j)];
+      write(j, s);
+    }
+  });
+}
 
 // Calls write(o, sum) for every output o with the sum of term(offset) over
 // its elements: the additive reductions (sum, mean, norms).
@@ -89,23 +114,27 @@ void sum_each_output(ThreadPool& pool, const ReduceGeometry& g, Term&& term, Wri
     std::vector<A> runs(size_t((g.reduced_count + kSumRun - 1) / kSumRun));
     pool.parallel_for(int64_t(runs.size()), 1, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r)
-        runs[size_t(r)] = dense_sum<A>(r * kSumRun, std::min(kSumRun, g.reduced_count - r * kSumRun), term);
+        runs[size_t(r)] = cpu::dense_sum<A>(r * kSumRun, std::min(kSumRun, g.reduced_count - r * kSumRun), term);
     });
     A total = 0;
     for (A s : runs) total += s;
     write(0, total);
     return;
   }
+  if (g.columns > 0 && g.reduced_count > 1) {
+    sum_columns<A>(pool, g.reduced_count, g.columns, term, write);
+    return;
+  }
   for_each_output(pool, g, [&](int64_t o, int64_t base) {
     if (g.reduced_dense) {
-      write(o, dense_sum<A>(base, g.reduced_count, term));
+      write(o, cpu::dense_sum<A>(base, g.reduced_count, term));
       return;
     }
     A s = 0;
     if (g.inner_run >= kMinRun) {
       const int64_t runs = g.reduced_count / g.inner_run;
       cpu::for_each_offset2(g.outer_shape, g.outer_strides, g.outer_strides, 0, runs,
-                            [&](int64_t, int64_t off, int64_t) { s += dense_sum<A>(base + off, g.inner_run, term); });
+                            [&](int64_t, int64_t off, int64_t) { s += cpu::dense_sum<A>(base + off, g.inner_run, term); });
       write(o, s);
       return;
     }

@@ -14,7 +14,7 @@ namespace {
 
 template <class T>
 acc_t<T> sum_of(const ReduceGeometry& g, const T* x, int64_t base) {
-  if (g.reduced_dense) return dense_sum<acc_t<T>>(base, g.reduced_count, [x](int64_t i) { return load_acc(x[i]); });
+  if (g.reduced_dense) return cpu::dense_sum<acc_t<T>>(base, g.reduced_count, [x](int64_t i) { return load_acc(x[i]); });
   acc_t<T> s = 0;
   for_each_reduced(g, base, [&](int64_t i) { s += load_acc(x[i]); });
   return s;

@@ -152,6 +152,31 @@ TEST_CASE("layer_norm gradients match finite differences", "[nn][norm][grad]") {
   gradcheck(rt, "layer_norm", {x, random_tensor(rt, {5}, DType::f64, 0.5, 1.5, 34)}, {{"normalized_shape", Ints{5}}});
 }
 
+TEST_CASE("layer_norm's backward over many rows: f32 as f64, and the same for any thread count", "[nn][norm][grad]") {
+  // 100 rows: blocks of 32 rows, the last one partial, whose weight and bias
+  // terms are added in block order.
+  std::vector<double> first_threads;
+  for (int threads : {1, 2, 3}) {
+    RuntimeOptions options;
+    options.num_threads = threads;
+    Runtime rt(options);
+    const Tensor g = random_tensor(rt, {4, 25, 40}, DType::f64, -1.0, 1.0, 41);
+    const Tensor x = random_tensor(rt, {4, 25, 40}, DType::f64, -2.0, 3.0, 42);
+    const Tensor w = random_tensor(rt, {40}, DType::f64, 0.5, 1.5, 43);
+    const auto f32 = [&](const Tensor& t) { return rt.call1("cast", {t}, {{"dtype", DType::f32}}); };
+    const std::vector<Tensor> want = rt.call(rt.op("layer_norm_backward"), std::vector<Tensor>{g, x, w},
+                                             rt.op("layer_norm_backward").make_attrs({{"normalized_shape", Ints{40}}}));
+    const std::vector<Tensor> got = rt.call(rt.op("layer_norm_backward"), std::vector<Tensor>{f32(g), f32(x), f32(w)},
+                                            rt.op("layer_norm_backward").make_attrs({{"normalized_shape", Ints{40}}}));
+    for (size_t i = 0; i < 3; ++i) require_close(rt, got[i], values(rt, want[i]), 1e-4, 1e-4);
+    std::vector<double> all;
+    for (const Tensor& t : got)
+      for (double v : values(rt, t)) all.push_back(v);
+    if (threads == 1) first_threads = all;
+    CHECK(all == first_threads);
+  }
+}
+
 TEST_CASE("normalisation rejects wrong shapes, modes and dtypes", "[nn][norm][errors]") {
   Runtime rt;
   const Tensor x = rt.full({4, 3, 2, 2}, 1.0);

@@ -91,3 +91,45 @@ TEST_CASE("planes summed as runs: a bias gradient over N, H and W, through sum a
   // Nothing to reduce: the input itself.
   require_close(rt, rt.call1("sum_to", {x}, {{"shape", std::vector<int64_t>{4, 3, 5, 6}}}), v, 0.0, 0.0);
 }
+
+TEST_CASE("columns of a dense matrix summed in row blocks: a linear layer's bias gradient, for any thread count",
+          "[reduction]") {
+  // 300 rows: 4 whole blocks of 64 and a partial one; 1100 columns: two
+  // column ranges; and [2, 150, 70] over its first two dims, whose rows
+  // span two dims.
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> dims;
+  };
+  for (const Case& k : {Case{{300, 1100}, {0}}, Case{{2, 150, 70}, {0, 1}}}) {
+    const int64_t columns = k.shape[k.shape.rank() - 1], rows = k.shape.numel() / columns;
+    for (DType dtype : {DType::f32, DType::f64}) {
+      std::vector<double> first_threads;
+      for (int threads : {1, 2, 3}) {
+        RuntimeOptions options;
+        options.num_threads = threads;
+        Runtime rt(options);
+        const Tensor x = random_tensor(rt, k.shape, dtype, -1.0, 2.0, 11);
+        const std::vector<double> v = values(rt, x);
+        std::vector<double> sums(size_t(columns), 0.0), squares(size_t(columns), 0.0);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < columns; ++j) {
+            sums[size_t(j)] += v[size_t(r * columns + j)];
+            squares[size_t(j)] += v[size_t(r * columns + j)] * v[size_t(r * columns + j)];
+          }
+        std::vector<double> means = sums, norms = squares;
+        for (double& m : means) m /= double(rows);
+        for (double& n : norms) n = std::sqrt(n);
+        const double tolerance = dtype == DType::f32 ? 1e-4 : 1e-12;
+        const Tensor sum = rt.call1("sum", {x}, {{"dims", k.dims}});
+        require_close(rt, sum, sums, tolerance, tolerance);
+        require_close(rt, rt.call1("mean", {x}, {{"dims", k.dims}}), means, tolerance, tolerance);
+        require_close(rt, rt.call1("norm", {x}, {{"dims", k.dims}}), norms, tolerance, tolerance);
+        require_close(rt, rt.call1("sum_to", {x}, {{"shape", std::vector<int64_t>{columns}}}), sums, tolerance,
+                      tolerance);
+        if (threads == 1) first_threads = values(rt, sum);
+        CHECK(values(rt, sum) == first_threads);  // blocks are added in the same order whatever the threads
+      }
+    }
+  }
+}
