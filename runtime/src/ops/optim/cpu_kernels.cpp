@@ -51,9 +51,15 @@ void update_at(T* const (&data)[L], int64_t e, const Rule& rule) {
   constexpr int W = int(sizeof(V) / sizeof(S));
   V v[L];
   for (int k = 0; k < L; ++k) {
-    if constexpr (std::is_same_v<T, S>) std::memcpy(&v[k], data[k] + e, sizeof(V));
-    else if constexpr (W == 1) v[k] = load_acc(data[k][e]);
-    else for (int j = 0; j < W; ++j) v[k][j] = load_acc(data[k][e + j]);
+    if constexpr (std::is_same_v<T, S>) {
+      std::memcpy(&v[k], data[k] + e, sizeof(V));
+    } else if constexpr (W == 1) {
+      v[k] = load_acc(data[k][e]);
+    } else {  // widened lane by lane, then moved in whole
+      S lanes[W];
+      for (int j = 0; j < W; ++j) lanes[j] = load_acc(data[k][e + j]);
+      std::memcpy(&v[k], lanes, sizeof(V));
+    }
   }
   rule(v);
   for (int k = 0; k < L; ++k) {
