@@ -8,6 +8,7 @@
 // calls update in place), from the running estimates otherwise.
 #include <algorithm>
 
+#include "kiln/kernels/cpu/dense_sum.hpp"
 #include "kiln/kernels/cpu/strided.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "norm_dnnl.hpp"
@@ -41,6 +42,15 @@ struct ChannelLayout {
   void for_each(int64_t c, Fn&& fn) const {
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0, base = (o * channels + c) * inner; i < inner; ++i) fn(base + i);
+  }
+
+  // The sum of term(offset) over the elements of channel c, in double: each
+  // run of `inner` elements in interleaved lanes.
+  template <class Term>
+  double sum(int64_t c, Term&& term) const {
+    double s = 0;
+    for (int64_t o = 0; o < outer; ++o) s += cpu::dense_sum<double>((o * channels + c) * inner, inner, term);
+    return s;
   }
 };
 
@@ -85,10 +95,14 @@ void channel_statistics(ThreadPool& pool, const ChannelLayout& l, const T* x, co
     }
     return;
   }
+  // Two passes (the mean, then squared deviations from it), as
+  // mean_and_variance, with the sums in lanes.
   pool.parallel_for(l.channels, l.grain(), [&](int64_t begin, int64_t end) {
     for (int64_t ch = begin; ch < end; ++ch) {
-      auto values = [&](auto&& fn) { l.for_each(ch, [&](int64_t k) { fn(double(x[k])); }); };
-      mean_and_variance(l.count(), values, mean[size_t(ch)], var[size_t(ch)]);
+      const double m = l.sum(ch, [x](int64_t k) { return double(x[k]); }) / double(l.count());
+      mean[size_t(ch)] = m;
+      var[size_t(ch)] = l.sum(ch, [x, m](int64_t k) { return (double(x[k]) - m) * (double(x[k]) - m); }) /
+                        double(l.count());
     }
   });
 }
@@ -198,11 +212,8 @@ void batch_norm_backward_kernel(const KernelCall& c) {
   c.runtime.thread_pool().parallel_for(l.channels, l.grain(), [&](int64_t begin, int64_t end) {
     for (int64_t ch = begin; ch < end; ++ch) {
       const double m = mean[size_t(ch)], invstd = inverse_std(var[size_t(ch)], eps);
-      double sum_g = 0, sum_g_centred = 0;
-      l.for_each(ch, [&](int64_t k) {
-        sum_g += double(g[k]);
-        sum_g_centred += double(g[k]) * (double(x[k]) - m);
-      });
+      const double sum_g = l.sum(ch, [g](int64_t k) { return double(g[k]); });
+      const double sum_g_centred = l.sum(ch, [g, x, m](int64_t k) { return double(g[k]) * (double(x[k]) - m); });
       grad_bias[ch] = T(sum_g);
       grad_weight[ch] = T(sum_g_centred * invstd);
       const double scale = invstd * (weight ? double(weight.data<T>()[ch]) : 1.0);

@@ -37,6 +37,32 @@ int64_t window_argmax(const Pool2dGeometry& g, const T* plane, int64_t i, int64_
   return best;  // never -1: the padding checks leave every window an input element
 }
 
+// Whether every window lies inside its plane (no padding, none past the
+// edge under ceil_mode), so window_argmax's bounds checks can be skipped.
+bool windows_inside(const Pool2dGeometry& g) {
+  return g.pad_h == 0 && g.pad_w == 0 && (g.out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h < g.h &&
+         (g.out_w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w < g.w;
+}
+
+// window_argmax for a window inside its plane: the same choice (the first
+// largest in row-major order, a NaN over any number) without bounds checks.
+template <class T>
+int64_t inside_window_argmax(const Pool2dGeometry& g, const T* plane, int64_t i, int64_t j) {
+  const int64_t first = i * g.stride_h * g.w + j * g.stride_w;
+  int64_t best = first;
+  acc_t<T> best_value = load_acc(plane[first]);
+  for (int64_t ky = 0; ky < g.kernel_h; ++ky)
+    for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+      const int64_t at = first + ky * g.dilation_h * g.w + kx * g.dilation_w;
+      const acc_t<T> v = load_acc(plane[at]);
+      if (v > best_value || (std::isnan(v) && !std::isnan(best_value))) {
+        best = at;
+        best_value = v;
+      }
+    }
+  return best;
+}
+
 void max_pool_infer(InferCall& c) {
   check_floating(c, 0);
   const Pool2dGeometry g = pool2d_geometry(c.op, c.attrs, c.inputs[0].shape());
@@ -89,9 +115,10 @@ void max_pool_backward_kernel(const KernelCall& c) {
       const T* src = grad_out + p * g.out_h * g.out_w;
       T* dst = grad_in + p * g.h * g.w;
       std::fill(dst, dst + g.h * g.w, store_acc<T>(0));
+      const bool inside = windows_inside(g);
       for (int64_t i = 0; i < g.out_h; ++i)
         for (int64_t j = 0; j < g.out_w; ++j) {
-          T& d = dst[window_argmax(g, plane, i, j)];
+          T& d = dst[inside ? inside_window_argmax(g, plane, i, j) : window_argmax(g, plane, i, j)];
           d = store_acc<T>(load_acc(d) + load_acc(src[i * g.out_w + j]));
         }
     }

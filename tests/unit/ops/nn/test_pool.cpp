@@ -162,6 +162,22 @@ TEST_CASE("max_pool2d sends the gradient to the maximum only", "[nn][pool][grad]
   require_close(rt, x.grad(), {0, 1, 0, 0});
 }
 
+TEST_CASE("max_pool2d_backward picks the first of tied maxima and a NaN, with and without padding",
+          "[nn][pool][grad]") {
+  Runtime rt;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Two 2x2 windows side by side: ties (5 twice) in the first, a NaN in the second.
+  const Tensor x = make_tensor(rt, {1, 1, 2, 4}, {1, 5, 7, nan, 5, 2, 9, 3});
+  const Tensor g = make_tensor(rt, {1, 1, 1, 2}, {10, 20});
+  // Windows inside the plane (no bounds checks), then the same windows
+  // reached through padding (the checked path): the same choice.
+  require_close(rt, rt.call1("max_pool2d_backward", {g, x}, {{"kernel_size", Ints{2}}}),
+                {0, 10, 0, 20, 0, 0, 0, 0});
+  const Tensor padded_g = make_tensor(rt, {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  require_close(rt, rt.call1("max_pool2d_backward", {padded_g, x}, {{"kernel_size", Ints{2}}, {"padding", Ints{1}}}),
+                {1, 0, 2, 3, 4, 0, 5, 6});
+}
+
 TEST_CASE("pooling rejects windows, shapes and dtypes it cannot take", "[nn][pool][errors]") {
   Runtime rt;
   const Tensor x = rt.full({1, 1, 4, 4}, 1.0);
