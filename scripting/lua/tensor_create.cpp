@@ -1,5 +1,6 @@
 // Making tensors from Lua: kiln.tensor from numbers and nested tables, the
 // constant and random creators, and the conversion of arguments (to_tensor).
+#include <algorithm>
 #include <string>
 
 #include "tensor_options.hpp"
@@ -148,7 +149,18 @@ int tensor_arange(lua_State* L) {
 
 }  // namespace
 
-void push_tensor(lua_State* L, kiln_tensor* t) { push_handle(L, t, kTensor); }
+// Lua's collector sees only a tensor's small handle, not the memory behind
+// it, so a loop making tensors would keep every one alive until Lua's own
+// allocations ran a cycle (hundreds of megabytes for a loop of element-wise
+// ops). Each new tensor moves the incremental collector on as if its
+// elements, at 4 bytes each (pacing needs no more precision), had been
+// allocated in Lua.
+void push_tensor(lua_State* L, kiln_tensor* t) {
+  push_handle(L, t, kTensor);
+  int64_t numel = 0;
+  if (kiln_tensor_numel(t, &numel) != KILN_OK || numel < 1024) return;
+  lua_gc(L, LUA_GCSTEP, int(std::min<int64_t>(numel / 256, 1 << 20)));  // in KiB
+}
 
 kiln_tensor* check_tensor(lua_State* L, int index) { return static_cast<kiln_tensor*>(check_handle(L, index, kTensor)); }
 
