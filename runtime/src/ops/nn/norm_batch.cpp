@@ -10,6 +10,7 @@
 
 #include "kiln/kernels/cpu/dense_sum.hpp"
 #include "kiln/kernels/cpu/strided.hpp"
+#include "kiln/kernels/cpu/vector_clones.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "norm_dnnl.hpp"
 #include "norm_ops.hpp"
@@ -80,6 +81,16 @@ void check_batch_norm_inputs(const InferCall& c, const Slots& at) {
   }
 }
 
+// Two passes (the mean, then squared deviations from it), as
+// mean_and_variance, with the sums in lanes.
+template <class T>
+KILN_VECTOR_CLONES void mean_and_variance_of(const ChannelLayout& l, int64_t ch, const T* x, double& mean,
+                                             double& var) {
+  const double m = l.sum(ch, [x](int64_t k) { return double(x[k]); }) / double(l.count());
+  mean = m;
+  var = l.sum(ch, [x, m](int64_t k) { return (double(x[k]) - m) * (double(x[k]) - m); }) / double(l.count());
+}
+
 // Per-channel mean and biased variance: of the batch when training, else the
 // running estimates.
 template <class T>
@@ -95,15 +106,8 @@ void channel_statistics(ThreadPool& pool, const ChannelLayout& l, const T* x, co
     }
     return;
   }
-  // Two passes (the mean, then squared deviations from it), as
-  // mean_and_variance, with the sums in lanes.
   pool.parallel_for(l.channels, l.grain(), [&](int64_t begin, int64_t end) {
-    for (int64_t ch = begin; ch < end; ++ch) {
-      const double m = l.sum(ch, [x](int64_t k) { return double(x[k]); }) / double(l.count());
-      mean[size_t(ch)] = m;
-      var[size_t(ch)] = l.sum(ch, [x, m](int64_t k) { return (double(x[k]) - m) * (double(x[k]) - m); }) /
-                        double(l.count());
-    }
+    for (int64_t ch = begin; ch < end; ++ch) mean_and_variance_of(l, ch, x, mean[size_t(ch)], var[size_t(ch)]);
   });
 }
 
@@ -195,6 +199,25 @@ void batch_norm_backward_infer(InferCall& c) {
   c.outputs.push_back({Shape{s[1]}, t, c.device});
 }
 
+// The gradients of channel ch, whose forward normalised with mean m and
+// 1 / std invstd and scaled by `weight`.
+template <class T>
+KILN_VECTOR_CLONES void backward_channel(const ChannelLayout& l, int64_t ch, const T* g, const T* x, double m,
+                                         double invstd, double weight, bool training, T* grad_input, T* grad_weight,
+                                         T* grad_bias) {
+  const double sum_g = l.sum(ch, [g](int64_t k) { return double(g[k]); });
+  const double sum_g_centred = l.sum(ch, [g, x, m](int64_t k) { return double(g[k]) * (double(x[k]) - m); });
+  grad_bias[ch] = T(sum_g);
+  grad_weight[ch] = T(sum_g_centred * invstd);
+  const double scale = invstd * weight;
+  // Training: the batch mean and variance depend on every input too,
+  // which subtracts the gradient's mean and its projection on x_hat.
+  const double n = double(l.count());
+  const double g_mean = training ? sum_g / n : 0.0;
+  const double centred_coef = training ? sum_g_centred * invstd * invstd / n : 0.0;
+  l.for_each(ch, [&](int64_t k) { grad_input[k] = T(scale * (double(g[k]) - g_mean - (double(x[k]) - m) * centred_coef)); });
+}
+
 template <class T>
 void batch_norm_backward_kernel(const KernelCall& c) {
   const T* g = c.inputs[0].data<T>();
@@ -210,22 +233,9 @@ void batch_norm_backward_kernel(const KernelCall& c) {
   T* grad_weight = c.outputs[1].data<T>();
   T* grad_bias = c.outputs[2].data<T>();
   c.runtime.thread_pool().parallel_for(l.channels, l.grain(), [&](int64_t begin, int64_t end) {
-    for (int64_t ch = begin; ch < end; ++ch) {
-      const double m = mean[size_t(ch)], invstd = inverse_std(var[size_t(ch)], eps);
-      const double sum_g = l.sum(ch, [g](int64_t k) { return double(g[k]); });
-      const double sum_g_centred = l.sum(ch, [g, x, m](int64_t k) { return double(g[k]) * (double(x[k]) - m); });
-      grad_bias[ch] = T(sum_g);
-      grad_weight[ch] = T(sum_g_centred * invstd);
-      const double scale = invstd * (weight ? double(weight.data<T>()[ch]) : 1.0);
-      // Training: the batch mean and variance depend on every input too,
-      // which subtracts the gradient's mean and its projection on x_hat.
-      const double n = double(l.count());
-      const double g_mean = training ? sum_g / n : 0.0;
-      const double centred_coef = training ? sum_g_centred * invstd * invstd / n : 0.0;
-      l.for_each(ch, [&](int64_t k) {
-        grad_input[k] = T(scale * (double(g[k]) - g_mean - (double(x[k]) - m) * centred_coef));
-      });
-    }
+    for (int64_t ch = begin; ch < end; ++ch)
+      backward_channel(l, ch, g, x, mean[size_t(ch)], inverse_std(var[size_t(ch)], eps),
+                       weight ? double(weight.data<T>()[ch]) : 1.0, training, grad_input, grad_weight, grad_bias);
   });
 }
 

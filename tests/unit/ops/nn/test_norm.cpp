@@ -177,6 +177,28 @@ TEST_CASE("layer_norm's backward over many rows: f32 as f64, and the same for an
   }
 }
 
+TEST_CASE("batch_norm's backward in f32 (oneDNN) matches f64, training and evaluating, with and without weight",
+          "[nn][norm][grad]") {
+  Runtime rt;
+  const Tensor g = random_tensor(rt, {6, 3, 4, 5}, DType::f64, -1.0, 1.0, 51);
+  const Tensor x = random_tensor(rt, {6, 3, 4, 5}, DType::f64, -2.0, 3.0, 52);
+  const Tensor w = random_tensor(rt, {3}, DType::f64, 0.5, 1.5, 53);
+  const Tensor mean = random_tensor(rt, {3}, DType::f64, -0.5, 0.5, 54);
+  const Tensor var = random_tensor(rt, {3}, DType::f64, 0.5, 2.0, 55);
+  const auto f32 = [&](const Tensor& t) { return t ? rt.call1("cast", {t}, {{"dtype", DType::f32}}) : Tensor(); };
+  const OpDef& op = rt.op("batch_norm_backward");
+  for (bool training : {true, false})
+    for (const Tensor& weight : {w, Tensor()}) {
+      const Tensor running_mean = training ? Tensor() : mean, running_var = training ? Tensor() : var;
+      const Attrs attrs = op.make_attrs({{"training", training}});
+      const std::vector<Tensor> want = rt.call(op, std::vector<Tensor>{g, x, weight, running_mean, running_var}, attrs);
+      const std::vector<Tensor> got = rt.call(
+          op, std::vector<Tensor>{f32(g), f32(x), f32(weight), f32(running_mean), f32(running_var)}, attrs);
+      INFO("training " << training << ", weight " << bool(weight));
+      for (size_t i = 0; i < 3; ++i) require_close(rt, got[i], values(rt, want[i]), 1e-4, 1e-4);
+    }
+}
+
 TEST_CASE("normalisation rejects wrong shapes, modes and dtypes", "[nn][norm][errors]") {
   Runtime rt;
   const Tensor x = rt.full({4, 3, 2, 2}, 1.0);
