@@ -9,10 +9,14 @@
 // The clones name instruction sets, not architectures (arch=x86-64-v4):
 // GCC inlines no function into one compiled for another architecture, and
 // the loops' lambdas and helpers must be inlined to be vectorised.
-// Elsewhere (another compiler or architecture) it is nothing.
+// Elsewhere (another compiler or architecture) it is nothing, and so it is
+// in sanitizer builds: the ifunc resolvers run while the dynamic loader
+// relocates the library, before the sanitizer's runtime has started (a
+// ThreadSanitizer build crashes there).
 #pragma once
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define KILN_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KILN_VECTOR_CLONES
