@@ -178,6 +178,25 @@ TEST_CASE("max_pool2d_backward picks the first of tied maxima and a NaN, with an
                 {1, 0, 2, 3, 4, 0, 5, 6});
 }
 
+TEST_CASE("f32 max_pool2d_backward over 2x2 windows (in vectors) chooses as the f64 path does, ties and NaNs included",
+          "[nn][pool][grad]") {
+  Runtime rt;
+  // Values from {0, 1, 2} and a NaN now and then: many ties; widths with and
+  // without a remainder past the last group of four windows.
+  for (int64_t width : {16, 22}) {
+    const Shape shape{2, 3, 6, width};
+    std::vector<double> x(size_t(shape.numel()));
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = i % 23 == 5 ? std::numeric_limits<double>::quiet_NaN() : double((i * 7 + i / 5) % 3);
+    const Tensor x64 = make_tensor(rt, shape, x);
+    const Tensor g64 = random_tensor(rt, {2, 3, 3, width / 2}, DType::f64, 1.0, 2.0, 61);
+    const auto f32 = [&](const Tensor& t) { return rt.call1("cast", {t}, {{"dtype", DType::f32}}); };
+    const Tensor want = rt.call1("max_pool2d_backward", {g64, x64}, {{"kernel_size", Ints{2}}});
+    const Tensor got = rt.call1("max_pool2d_backward", {f32(g64), f32(x64)}, {{"kernel_size", Ints{2}}});
+    require_close(rt, got, values(rt, want), 1e-6, 1e-6);
+  }
+}
+
 TEST_CASE("pooling rejects windows, shapes and dtypes it cannot take", "[nn][pool][errors]") {
   Runtime rt;
   const Tensor x = rt.full({1, 1, 4, 4}, 1.0);
