@@ -2,6 +2,8 @@
 // likelihood fused in one pass, with PyTorch's ignore_index and
 // label_smoothing) and nll_loss, and their backward ops.
 //
+// f32 cross_entropy takes its softmax from oneDNN (softmax_dnnl.cpp).
+//
 // Scores are [N, C] or [N, C, d1...] with targets [N] or [N, d1...]; each
 // (n, d...) position is a row of C scores at stride d1*d2*... . "mean"
 // divides by the number of targets that are not ignore_index.
@@ -11,6 +13,7 @@
 #include "common.hpp"
 #include "families.hpp"
 #include "kiln/kernels/cpu/strided.hpp"
+#include "softmax.hpp"
 
 namespace kiln::reduction {
 namespace {
@@ -97,6 +100,13 @@ void class_loss_forward(const KernelCall& c, RowLoss row_loss) {
   out[0] = store_acc<T>(red == LossReduction::mean ? total / A(valid) : total);
 }
 
+// Row i's share of the output gradient gy.
+template <class T>
+acc_t<T> row_scale(const T* gy, LossReduction red, int64_t valid, int64_t i) {
+  const acc_t<T> scale = load_acc(gy[red == LossReduction::none ? i : 0]);
+  return red == LossReduction::mean ? scale / acc_t<T>(valid) : scale;
+}
+
 // Zeros, then row_grad(x, gx, base, stride, class, scale) for every row that
 // is not ignored; scale is that row's share of the output gradient.
 template <class T, class RowGrad>
@@ -116,9 +126,7 @@ void class_loss_backward(const KernelCall& c, RowGrad row_grad) {
       const int64_t base = r.base(i);
       for (int64_t k = 0; k < r.classes; ++k) gx[base + k * r.stride] = store_acc<T>(A(0));
       if (cls[size_t(i)] < 0) continue;
-      A scale = load_acc(gy[red == LossReduction::none ? i : 0]);
-      if (red == LossReduction::mean) scale /= A(valid);
-      row_grad(x, gx, base, r.stride, r.classes, cls[size_t(i)], scale);
+      row_grad(x, gx, base, r.stride, r.classes, cls[size_t(i)], row_scale<T>(gy, red, valid, i));
     }
   });
 }
@@ -160,6 +168,54 @@ void cross_entropy_backward_kernel(const KernelCall& c) {
       const int64_t i = base + k * stride;
       const A target = (k == t ? 1 - eps : A(0)) + eps / A(classes);
       gx[i] = store_acc<T>(scale * (std::exp(load_acc(x[i]) - lse) - target));
+    }
+  });
+}
+
+// The rows of scores as softmax sees them: [N, C, d1 * d2 ...] along C.
+SoftmaxRows softmax_rows_of(const ClassRows& r) { return {r.count / r.stride, r.classes, r.stride}; }
+
+// f32: the log-softmax of all rows at once through oneDNN, whose exp runs in
+// the CPU's widest vectors, then each row's loss from it.
+void cross_entropy_f32_kernel(const KernelCall& c) {
+  const float eps = float(c.op.attr_real(c.attrs, "label_smoothing"));
+  const ClassRows r = class_rows(c.inputs[0].shape());
+  const Tensor log_p = c.runtime.empty(c.inputs[0].shape(), DType::f32);
+  dnnl_softmax_rows<true>(c.runtime, softmax_rows_of(r), c.inputs[0].data<float>(), log_p.data<float>());
+  const float* lp = log_p.data<float>();
+  class_loss_forward<float>(c, [eps, lp](const float*, int64_t base, int64_t stride, int64_t classes, int64_t t) {
+    float sum_lp = 0;
+    if (eps != 0.0f)
+      for (int64_t k = 0; k < classes; ++k) sum_lp += lp[base + k * stride];
+    return -(1 - eps) * lp[base + t * stride] - eps / float(classes) * sum_lp;
+  });
+}
+
+// f32: the softmax of all rows through oneDNN, written into the gradient,
+// then scaled and shifted row by row.
+void cross_entropy_backward_f32_kernel(const KernelCall& c) {
+  const float eps = float(c.op.attr_real(c.attrs, "label_smoothing"));
+  const ClassRows r = class_rows(c.inputs[1].shape());
+  int64_t valid = 0;
+  const std::vector<int64_t> cls = row_classes(c, c.inputs[2], r.classes, &valid);
+  float* gx = c.outputs[0].data<float>();
+  dnnl_softmax_rows<false>(c.runtime, softmax_rows_of(r), c.inputs[1].data<float>(), gx);
+  const float* gy = c.inputs[0].data<float>();
+  const LossReduction red = parse_loss_reduction(c.op, c.attrs);
+  const int64_t grain = std::max<int64_t>(1, cpu::kElementGrain / std::max<int64_t>(1, r.classes));
+  c.runtime.thread_pool().parallel_for(r.count, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t base = r.base(i), t = cls[size_t(i)];
+      if (t < 0) {  // ignored: no gradient, whatever its scores
+        for (int64_t k = 0; k < r.classes; ++k) gx[base + k * r.stride] = 0.0f;
+        continue;
+      }
+      const float scale = row_scale(gy, red, valid, i);
+      for (int64_t k = 0; k < r.classes; ++k) {
+        float& g = gx[base + k * r.stride];
+        g = scale * (g - eps / float(r.classes));
+      }
+      gx[base + t * r.stride] -= scale * (1 - eps);
     }
   });
 }
@@ -218,8 +274,14 @@ void add_class_loss(OpRegistry& r, const std::string& name, MakeForward forward,
 
 void register_class_loss_ops(OpRegistry& r) {
   add_class_loss<true>(
-      r, "cross_entropy", []<class T>() { return &cross_entropy_kernel<T>; },
-      []<class T>() { return &cross_entropy_backward_kernel<T>; },
+      r, "cross_entropy", []<class T>() -> KernelFn {
+        if constexpr (std::is_same_v<T, float>) return &cross_entropy_f32_kernel;
+        else return &cross_entropy_kernel<T>;
+      },
+      []<class T>() -> KernelFn {
+        if constexpr (std::is_same_v<T, float>) return &cross_entropy_backward_f32_kernel;
+        else return &cross_entropy_backward_kernel<T>;
+      },
       {attr_int("ignore_index", -100), attr_real("label_smoothing", 0.0), attr_string("reduction", "mean")});
   add_class_loss<false>(
       r, "nll_loss", []<class T>() { return &nll_loss_kernel<T>; }, []<class T>() { return &nll_loss_backward_kernel<T>; },

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kiln/ops/op_def.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::reduction {
 
@@ -15,6 +16,10 @@ struct SoftmaxRows {
 
 // The rows of `shape` along the op's "dim" attribute.
 SoftmaxRows softmax_rows(const OpDef& op, const Shape& shape, const Attrs& attrs);
+
+// y = softmax (or log_softmax when Log) of the dense f32 rows of x, through
+// oneDNN (its exp runs in the CPU's widest vectors).
+template <bool Log> void dnnl_softmax_rows(Runtime& rt, const SoftmaxRows& r, const float* x, float* y);
 
 // oneDNN kernels for f32. Forward: inputs (x) -> y. Backward: inputs
 // (grad, y) -> grad of x.

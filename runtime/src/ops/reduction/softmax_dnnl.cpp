@@ -48,15 +48,20 @@ void execute(DnnlContext& ctx, const dnnl::primitive& p, const std::unordered_ma
 }  // namespace
 
 template <bool Log>
-void softmax_dnnl_kernel(const KernelCall& c) {
-  const SoftmaxRows r = softmax_rows(c.op, c.inputs[0].shape(), c.attrs);
-  if (c.inputs[0].numel() == 0) return;
-  DnnlContext& ctx = c.runtime.dnnl();
+void dnnl_softmax_rows(Runtime& rt, const SoftmaxRows& r, const float* x, float* y) {
+  if (r.outer * r.n * r.inner == 0) return;
+  DnnlContext& ctx = rt.dnnl();
   const auto bundle = forward_bundle<Log>(ctx, r);
   const dnnl::memory::desc md = rows_desc(r);
-  dnnl::memory src(md, ctx.engine(), c.inputs[0].raw_data());
-  dnnl::memory dst(md, ctx.engine(), c.outputs[0].raw_data());
+  dnnl::memory src(md, ctx.engine(), const_cast<float*>(x));  // only read
+  dnnl::memory dst(md, ctx.engine(), y);
   execute(ctx, bundle->primitive, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+}
+
+template <bool Log>
+void softmax_dnnl_kernel(const KernelCall& c) {
+  const SoftmaxRows r = softmax_rows(c.op, c.inputs[0].shape(), c.attrs);
+  dnnl_softmax_rows<Log>(c.runtime, r, c.inputs[0].data<float>(), c.outputs[0].data<float>());
 }
 
 template <bool Log>
@@ -78,6 +83,8 @@ void softmax_backward_dnnl_kernel(const KernelCall& c) {
   execute(ctx, *backward, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DST, dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
 }
 
+template void dnnl_softmax_rows<false>(Runtime&, const SoftmaxRows&, const float*, float*);
+template void dnnl_softmax_rows<true>(Runtime&, const SoftmaxRows&, const float*, float*);
 template void softmax_dnnl_kernel<false>(const KernelCall&);
 template void softmax_dnnl_kernel<true>(const KernelCall&);
 template void softmax_backward_dnnl_kernel<false>(const KernelCall&);
