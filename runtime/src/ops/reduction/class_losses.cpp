@@ -175,9 +175,13 @@ void cross_entropy_backward_kernel(const KernelCall& c) {
 // The rows of scores as softmax sees them: [N, C, d1 * d2 ...] along C.
 SoftmaxRows softmax_rows_of(const ClassRows& r) { return {r.count / r.stride, r.classes, r.stride}; }
 
-// f32: the log-softmax of all rows at once through oneDNN, whose exp runs in
-// the CPU's widest vectors, then each row's loss from it.
+// f32 scores [N, C]: the log-softmax of all rows at once through oneDNN,
+// whose exp runs in the CPU's widest vectors, then each row's loss from it.
+// Scores [N, C, d...], whose classes lie d1 * d2 ... apart, take the plain
+// loops: oneDNN 2.6 runs a softmax along such an axis through its slow
+// reference code.
 void cross_entropy_f32_kernel(const KernelCall& c) {
+  if (c.inputs[0].rank() != 2) return cross_entropy_kernel<float>(c);
   const float eps = float(c.op.attr_real(c.attrs, "label_smoothing"));
   const ClassRows r = class_rows(c.inputs[0].shape());
   const Tensor log_p = c.runtime.empty(c.inputs[0].shape(), DType::f32);
@@ -191,9 +195,10 @@ void cross_entropy_f32_kernel(const KernelCall& c) {
   });
 }
 
-// f32: the softmax of all rows through oneDNN, written into the gradient,
-// then scaled and shifted row by row.
+// f32 scores [N, C]: the softmax of all rows through oneDNN, written into
+// the gradient, then scaled and shifted row by row (others: as the forward).
 void cross_entropy_backward_f32_kernel(const KernelCall& c) {
+  if (c.inputs[1].rank() != 2) return cross_entropy_backward_kernel<float>(c);
   const float eps = float(c.op.attr_real(c.attrs, "label_smoothing"));
   const ClassRows r = class_rows(c.inputs[1].shape());
   int64_t valid = 0;
