@@ -26,35 +26,6 @@ void add_affine_args(DnnlContext& ctx, const Tensor& weight, const Tensor& bias,
 
 }  // namespace
 
-bool dnnl_batch_norm(Runtime& rt, const BatchNormTensors& t, bool training, double eps, Tensor& output,
-                     std::vector<double>& batch_mean, std::vector<double>& batch_var) {
-  if (t.input.rank() > 5) return false;  // oneDNN takes [N, C] up to [N, C, D, H, W]
-  DnnlContext& ctx = rt.dnnl();
-  normalization_flags flags = affine_flags(t.weight, t.bias);
-  if (!training) flags = flags | normalization_flags::use_global_stats;
-  const memory::desc data = f32_desc(t.input.shape());
-  const std::string key = str_cat("batch_norm:", to_string(t.input.shape()), ":", int(flags), ":", training, ":", eps);
-  auto prim = ctx.cached<dnnl::batch_normalization_forward>(key, [&] {
-    const auto kind = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
-    const dnnl::batch_normalization_forward::desc desc(kind, data, float(eps), flags);
-    return dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(desc, ctx.engine()));
-  });
-  const int64_t channels = t.input.dim(1);
-  const memory::desc stat = f32_desc(Shape{channels});
-  // Training writes the batch statistics here; evaluation reads the running ones.
-  std::vector<float> mean(static_cast<size_t>(channels)), var(static_cast<size_t>(channels));
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, wrap(ctx, data, t.input.raw_data())},
-      {DNNL_ARG_DST, wrap(ctx, data, output.raw_data())},
-      {DNNL_ARG_MEAN, wrap(ctx, stat, training ? mean.data() : t.running_mean.raw_data())},
-      {DNNL_ARG_VARIANCE, wrap(ctx, stat, training ? var.data() : t.running_var.raw_data())}};
-  add_affine_args(ctx, t.weight, t.bias, args);
-  execute(ctx, *prim, args);
-  batch_mean.assign(mean.begin(), mean.end());
-  batch_var.assign(var.begin(), var.end());
-  return true;
-}
-
 void dnnl_layer_norm(Runtime& rt, const Tensor& input, int64_t rows, int64_t size, const Tensor& weight,
                      const Tensor& bias, double eps, Tensor& output) {
   DnnlContext& ctx = rt.dnnl();
