@@ -58,19 +58,14 @@ int stats(lua_State* L) {
   return 1;
 }
 
-int reset_peak(lua_State* L) {
+// kiln.memory.reset_peak and empty_cache: Call on the device named by
+// argument 1 (the CPU by default).
+template <kiln_status (*Call)(kiln_runtime*, kiln_device_type, int)>
+int on_device(lua_State* L) {
   kiln_device_type type;
   int index;
   opt_device(L, 1, &type, &index);
-  check(L, kiln_memory_reset_peak(runtime(L), type, index));
-  return 0;
-}
-
-int empty_cache(lua_State* L) {
-  kiln_device_type type;
-  int index;
-  opt_device(L, 1, &type, &index);
-  check(L, kiln_memory_empty_cache(runtime(L), type, index));
+  check(L, Call(runtime(L), type, index));
   return 0;
 }
 
@@ -157,8 +152,8 @@ int find_batch_size(lua_State* L) {
 
 constexpr luaL_Reg kMemoryFunctions[] = {
     {"stats", guarded<stats>},
-    {"reset_peak", guarded<reset_peak>},
-    {"empty_cache", guarded<empty_cache>},
+    {"reset_peak", guarded<on_device<kiln_memory_reset_peak>>},
+    {"empty_cache", guarded<on_device<kiln_memory_empty_cache>>},
     {"set_limit", guarded<set_limit>},
     {"estimate", guarded<estimate>},
     {nullptr, nullptr},
