@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of the data-format fuzz targets: small valid
-files and near misses of each format, plain and gzip-compressed. The
-committed seeds are its output; run it from anywhere to regenerate them."""
+"""Writes the seed corpora of the data-format and training-state fuzz
+targets: small valid files and near misses of each format, plain and
+gzip-compressed. The committed seeds are its output; run it from anywhere
+to regenerate them."""
 import gzip
 import os
 import struct
@@ -60,3 +61,31 @@ write("cifar10", "one_record", record)
 write("cifar10", "two_records.gz", gz(record + bytes([9]) + bytes(3072)))
 write("cifar10", "bad_label", bytes([10]) + bytes(3072))
 write("cifar10", "short", record[:-1])
+
+
+def training_state(metadata, tensors=None, data=b""):
+    """A safetensors image whose metadata is a training state's manifest."""
+    import json
+    header = dict(tensors or {})
+    header["__metadata__"] = metadata
+    text = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
+manifest = {
+    "kiln.format": "training_state/1", "kiln.version": "0.1.0", "plugin.kiln-layers": "0.1.0",
+    "trainer.step": "12", "trainer.epoch": "1", "trainer.epoch_started": "1", "trainer.epoch_step": "3",
+    "trainer.epoch_batches": "3", "trainer.epoch_samples": "192", "trainer.updates": "12",
+    "loader.batches_per_epoch": "9", "optimizer.groups": "2",
+    "optimizer.group.0.lr": "0.01", "optimizer.group.0.base_lr": "0.1",
+    "optimizer.group.1.lr": "0.001", "optimizer.group.1.base_lr": "0.001",
+    "rng.seed": "42", "rng.offset": "18446744073709551615", "loss_scale.scale": "65536", "loss_scale.clean_steps": "7",
+}
+write("training_state", "complete.safetensors",
+      training_state(manifest, {"model.w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, bytes(8)))
+write("training_state", "malformed_values.safetensors",
+      training_state({**manifest, "trainer.step": "-3", "rng.seed": "1e3", "loss_scale.scale": "0",
+                      "optimizer.group.1.lr": "inf", "trainer.epoch": "12abc"}))
+write("training_state", "huge_group_count.safetensors",
+      training_state({**manifest, "optimizer.groups": "9223372036854775807"}))
+write("training_state", "weights_only.safetensors", training_state({"format": "pt"}))
