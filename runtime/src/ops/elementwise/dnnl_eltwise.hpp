@@ -1,10 +1,11 @@
-// The f32 path of the unary ops: oneDNN eltwise primitives over a flat
-// buffer (element-wise work ignores shape), cached by algorithm, parameters
-// and element count.
+// The f32 and bf16 paths of the unary ops: oneDNN eltwise primitives over a
+// flat buffer (element-wise work ignores shape), cached by algorithm,
+// parameters, dtype and element count.
 #pragma once
 
 #include <dnnl.hpp>
 
+#include "kiln/dtype.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln::elementwise {
@@ -19,10 +20,15 @@ struct EltwiseParams {
   double beta = 0.0;
 };
 
-// dst[i] = f(src[i]) for i < n.
-void dnnl_eltwise_forward(Runtime& rt, const EltwiseParams& p, const float* src, float* dst, int64_t n);
-// diff_src[i] = diff_dst[i] * f'(src[i]) for i < n.
-void dnnl_eltwise_backward(Runtime& rt, const EltwiseParams& p, const float* src, const float* diff_dst,
-                           float* diff_src, int64_t n);
+// dst[i] = f(src[i]) for i < n; both buffers hold `dtype` (f32 or bf16;
+// bf16 is computed in f32 and rounded once, as kiln's loops do). Returns
+// false, having done nothing, where oneDNN has no vector code for this
+// function and dtype on this CPU (its reference code is slower than kiln's
+// loops); the caller then runs its own.
+bool dnnl_eltwise_forward(Runtime& rt, const EltwiseParams& p, DType dtype, const void* src, void* dst, int64_t n);
+// diff_src[i] = diff_dst[i] * f'(src[i]) for i < n; all three hold `dtype`.
+// Returns false as the forward does.
+bool dnnl_eltwise_backward(Runtime& rt, const EltwiseParams& p, DType dtype, const void* src, const void* diff_dst,
+                           void* diff_src, int64_t n);
 
 }  // namespace kiln::elementwise

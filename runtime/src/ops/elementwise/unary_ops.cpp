@@ -1,9 +1,9 @@
 // Unary ops and their backward ops, one of each per function of
 // unary_functions.hpp: `f(input)` and `f_backward(grad, input)` = grad *
-// f'(input), both with f's attributes. f32 runs through oneDNN eltwise
-// primitives where oneDNN has the function (and, for backward, agrees with
-// PyTorch's derivative); everything else through plain C++ loops over the
-// formulas. Piecewise constant functions (floor, sign,
+// f'(input), both with f's attributes. f32 and bf16 go through oneDNN
+// eltwise primitives where oneDNN has vector code for the function (and,
+// for backward, agrees with PyTorch's derivative); everything else through
+// plain C++ loops over the formulas. Piecewise constant functions (floor, sign,
 // ...) have zeros for a gradient and no backward op; neg's backward is neg.
 #include "dnnl_eltwise.hpp"
 #include "elementwise_common.hpp"
@@ -40,11 +40,10 @@ void unary_kernel(const KernelCall& c) {
   const T* in = c.inputs[0].data<T>();
   T* out = c.outputs[0].data<T>();
   const int64_t n = c.outputs[0].numel();
-  if constexpr (std::is_same_v<T, float>) {
-    if (const dnnl_alg_kind_t alg = Fn::onednn(p); alg != dnnl_alg_kind_undef) {
-      dnnl_eltwise_forward(c.runtime, {static_cast<dnnl::algorithm>(alg), p.alpha, p.beta}, in, out, n);
-      return;
-    }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+    const dnnl_alg_kind_t alg = Fn::onednn(p);
+    const EltwiseParams eltwise{static_cast<dnnl::algorithm>(alg), p.alpha, p.beta};
+    if (alg != dnnl_alg_kind_undef && dnnl_eltwise_forward(c.runtime, eltwise, dtype_of<T>::value, in, out, n)) return;
   }
   for_range(c.runtime, n, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) out[i] = store_math<T>(Fn::value(load_math(in[i]), p));
@@ -68,11 +67,11 @@ void unary_backward_kernel(const KernelCall& c) {
   const T* in = c.inputs[1].data<T>();
   T* out = c.outputs[0].data<T>();
   const int64_t n = c.outputs[0].numel();
-  if constexpr (std::is_same_v<T, float> && Fn::onednn_backward) {
-    if (const dnnl_alg_kind_t alg = Fn::onednn(p); alg != dnnl_alg_kind_undef) {
-      dnnl_eltwise_backward(c.runtime, {static_cast<dnnl::algorithm>(alg), p.alpha, p.beta}, in, grad, out, n);
+  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) && Fn::onednn_backward) {
+    const dnnl_alg_kind_t alg = Fn::onednn(p);
+    const EltwiseParams eltwise{static_cast<dnnl::algorithm>(alg), p.alpha, p.beta};
+    if (alg != dnnl_alg_kind_undef && dnnl_eltwise_backward(c.runtime, eltwise, dtype_of<T>::value, in, grad, out, n))
       return;
-    }
   }
   for_range(c.runtime, n, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)

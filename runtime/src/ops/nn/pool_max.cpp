@@ -67,15 +67,49 @@ int64_t inside_window_argmax(const Pool2dGeometry& g, const T* plane, int64_t i,
   return best;
 }
 
-// The most common window, 2x2 with stride 2 inside an f32 plane, four
-// windows at a time in SSE vectors (x86-64's baseline): the same choice as
-// window_argmax, without a branch on the values (which are as good as
-// random). Windows do not overlap, so all four elements of each are written,
-// the output's gradient at the choice and 0 elsewhere. Returns the number
-// of output columns done; the caller does the rest one by one.
-int64_t max_pool_2x2_backward_f32(const float* plane, const float* grad_out, float* grad_in, int64_t w, int64_t out_h,
-                                  int64_t out_w) {
 #if defined(__SSE2__)
+// Moves f32 or bf16 elements in and out of SSE vectors of four floats. A
+// bf16 is the upper half of its f32, so both directions are exact for the
+// values the 2x2 path stores (elements of its inputs, or 0).
+template <class T> struct SseLanes;
+
+template <> struct SseLanes<float> {
+  static __m128 load4(const float* p) { return _mm_loadu_ps(p); }
+  static void load8(const float* p, __m128& lo, __m128& hi) { lo = _mm_loadu_ps(p), hi = _mm_loadu_ps(p + 4); }
+  static void store8(float* p, __m128 lo, __m128 hi) { _mm_storeu_ps(p, lo), _mm_storeu_ps(p + 4, hi); }
+};
+
+template <> struct SseLanes<BFloat16> {
+  static __m128 load4(const BFloat16* p) {
+    const __m128i bits = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    return _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), bits));
+  }
+  static void load8(const BFloat16* p, __m128& lo, __m128& hi) {
+    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    lo = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), bits));
+    hi = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), bits));
+  }
+  // The arithmetic shift leaves each upper half sign-extended, which the
+  // saturating pack then keeps bit for bit.
+  static void store8(BFloat16* p, __m128 lo, __m128 hi) {
+    const __m128i upper = _mm_packs_epi32(_mm_srai_epi32(_mm_castps_si128(lo), 16),
+                                          _mm_srai_epi32(_mm_castps_si128(hi), 16));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), upper);
+  }
+};
+#endif
+
+// The most common window, 2x2 with stride 2 inside an f32 or bf16 plane,
+// four windows at a time in SSE vectors (x86-64's baseline): the same
+// choice as window_argmax, without a branch on the values (which are as good
+// as random). Windows do not overlap, so all four elements of each are
+// written, the output's gradient at the choice and 0 elsewhere. Returns the
+// number of output columns done; the caller does the rest one by one.
+template <class T>
+int64_t max_pool_2x2_backward(const T* plane, const T* grad_out, T* grad_in, int64_t w, int64_t out_h,
+                              int64_t out_w) {
+#if defined(__SSE2__)
+  using Lanes = SseLanes<T>;
   const int64_t done = out_w / 4 * 4;
   // v takes over from best when it is larger, or a NaN over a number.
   const auto takes_over = [](__m128 v, __m128 best) {
@@ -85,13 +119,14 @@ int64_t max_pool_2x2_backward_f32(const float* plane, const float* grad_out, flo
     return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
   };
   for (int64_t i = 0; i < out_h; ++i) {
-    const float* top = plane + 2 * i * w;
-    const float* bottom = top + w;
-    float* top_grad = grad_in + 2 * i * w;
-    float* bottom_grad = top_grad + w;
+    const T* top = plane + 2 * i * w;
+    const T* bottom = top + w;
+    T* top_grad = grad_in + 2 * i * w;
+    T* bottom_grad = top_grad + w;
     for (int64_t j = 0; j < done; j += 4) {
-      const __m128 t0 = _mm_loadu_ps(top + 2 * j), t1 = _mm_loadu_ps(top + 2 * j + 4);
-      const __m128 b0 = _mm_loadu_ps(bottom + 2 * j), b1 = _mm_loadu_ps(bottom + 2 * j + 4);
+      __m128 t0, t1, b0, b1;
+      Lanes::load8(top + 2 * j, t0, t1);
+      Lanes::load8(bottom + 2 * j, b0, b1);
       // Each window's elements in row-major order: a b over c d.
       const __m128 a = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0));
       const __m128 b = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1));
@@ -101,15 +136,13 @@ int64_t max_pool_2x2_backward_f32(const float* plane, const float* grad_out, flo
       const __m128 ab = select(b_over, b, a);
       const __m128 c_over = takes_over(c, ab);
       const __m128 d_over = takes_over(d, select(c_over, c, ab));
-      const __m128 g = _mm_loadu_ps(grad_out + i * out_w + j);
+      const __m128 g = Lanes::load4(grad_out + i * out_w + j);
       const __m128 at_d = _mm_and_ps(d_over, g);
       const __m128 at_c = _mm_andnot_ps(d_over, _mm_and_ps(c_over, g));
       const __m128 at_b = _mm_andnot_ps(_mm_or_ps(c_over, d_over), _mm_and_ps(b_over, g));
       const __m128 at_a = _mm_andnot_ps(_mm_or_ps(b_over, _mm_or_ps(c_over, d_over)), g);
-      _mm_storeu_ps(top_grad + 2 * j, _mm_unpacklo_ps(at_a, at_b));
-      _mm_storeu_ps(top_grad + 2 * j + 4, _mm_unpackhi_ps(at_a, at_b));
-      _mm_storeu_ps(bottom_grad + 2 * j, _mm_unpacklo_ps(at_c, at_d));
-      _mm_storeu_ps(bottom_grad + 2 * j + 4, _mm_unpackhi_ps(at_c, at_d));
+      Lanes::store8(top_grad + 2 * j, _mm_unpacklo_ps(at_a, at_b), _mm_unpackhi_ps(at_a, at_b));
+      Lanes::store8(bottom_grad + 2 * j, _mm_unpacklo_ps(at_c, at_d), _mm_unpackhi_ps(at_c, at_d));
     }
   }
   return done;
@@ -177,8 +210,8 @@ void max_pool_backward_kernel(const KernelCall& c) {
       T* dst = grad_in + p * g.h * g.w;
       std::fill(dst, dst + g.h * g.w, store_acc<T>(0));
       int64_t first_column = 0;
-      if constexpr (std::is_same_v<T, float>)
-        if (is_2x2_stride_2(g)) first_column = max_pool_2x2_backward_f32(plane, src, dst, g.w, g.out_h, g.out_w);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>)
+        if (is_2x2_stride_2(g)) first_column = max_pool_2x2_backward(plane, src, dst, g.w, g.out_h, g.out_w);
       const bool inside = windows_inside(g);
       for (int64_t i = 0; i < g.out_h; ++i)
         for (int64_t j = first_column; j < g.out_w; ++j) {

@@ -178,22 +178,29 @@ TEST_CASE("max_pool2d_backward picks the first of tied maxima and a NaN, with an
                 {1, 0, 2, 3, 4, 0, 5, 6});
 }
 
-TEST_CASE("f32 max_pool2d_backward over 2x2 windows (in vectors) chooses as the f64 path does, ties and NaNs included",
+TEST_CASE("f32 and bf16 max_pool2d_backward over 2x2 windows (in vectors) choose as the f64 path does, ties and NaNs "
+          "included",
           "[nn][pool][grad]") {
   Runtime rt;
   // Values from {0, 1, 2} and a NaN now and then: many ties; widths with and
-  // without a remainder past the last group of four windows.
-  for (int64_t width : {16, 22}) {
-    const Shape shape{2, 3, 6, width};
-    std::vector<double> x(size_t(shape.numel()));
-    for (size_t i = 0; i < x.size(); ++i)
-      x[i] = i % 23 == 5 ? std::numeric_limits<double>::quiet_NaN() : double((i * 7 + i / 5) % 3);
-    const Tensor x64 = make_tensor(rt, shape, x);
-    const Tensor g64 = random_tensor(rt, {2, 3, 3, width / 2}, DType::f64, 1.0, 2.0, 61);
-    const auto f32 = [&](const Tensor& t) { return rt.call1("cast", {t}, {{"dtype", DType::f32}}); };
-    const Tensor want = rt.call1("max_pool2d_backward", {g64, x64}, {{"kernel_size", Ints{2}}});
-    const Tensor got = rt.call1("max_pool2d_backward", {f32(g64), f32(x64)}, {{"kernel_size", Ints{2}}});
-    require_close(rt, got, values(rt, want), 1e-6, 1e-6);
+  // without a remainder past the last group of four windows. Every value is
+  // exact in bf16; the gradients are rounded to the narrow type first, so
+  // the f64 path sees the same numbers and the results must match exactly.
+  for (DType narrow : {DType::f32, DType::bf16}) {
+    const auto to = [&](const Tensor& t, DType d) { return rt.call1("cast", {t}, {{"dtype", d}}); };
+    for (int64_t width : {16, 22}) {
+      INFO(dtype_name(narrow) << ", width " << width);
+      const Shape shape{2, 3, 6, width};
+      std::vector<double> x(size_t(shape.numel()));
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = i % 23 == 5 ? std::numeric_limits<double>::quiet_NaN() : double((i * 7 + i / 5) % 3);
+      const Tensor x64 = make_tensor(rt, shape, x);
+      const Tensor g = to(random_tensor(rt, {2, 3, 3, width / 2}, DType::f64, 1.0, 2.0, 61), narrow);
+      const Tensor want = rt.call1("max_pool2d_backward", {to(g, DType::f64), x64}, {{"kernel_size", Ints{2}}});
+      const Tensor got = rt.call1("max_pool2d_backward", {g, to(x64, narrow)}, {{"kernel_size", Ints{2}}});
+      CHECK(got.dtype() == narrow);
+      require_close(rt, got, values(rt, want), 0.0, 0.0);
+    }
   }
 }
 
