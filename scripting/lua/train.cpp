@@ -26,6 +26,8 @@
 //     strategy_options = {bucket_mb = 25},     --   train loader must be made with shard = true;
 //                                              --   "zero1": ddp with the optimizer's state sharded
 //     precision = "bf16",                      -- "f32" (default), "bf16" or "f16": forward and loss under autocast
+//     precision_fallback = true,               -- a precision the device lacks trains in f32 with a warning
+//                                              --   (default false: an error before the first step)
 //     loss_scale = {init = 65536, growth = 2,  -- dynamic loss scaling (on by default for "f16"): a table or
 //                   backoff = 0.5,             --   true turns it on (absent fields take these defaults),
 //                   interval = 2000, min = 1}, --   false turns it off
@@ -320,7 +322,7 @@ int fit(lua_State* L) {
                      {"model", "loss", "optimizer", "schedule", "train", "validation", "epochs", "max_steps",
                       "accumulate", "clip_grad_norm", "eval_every", "log_every", "progress", "metrics",
                       "input_field", "target_field", "on_step", "on_epoch", "on_eval", "checkpoint",
-                      "checkpoint_every", "resume", "strategy", "strategy_options", "precision",
+                      "checkpoint_every", "resume", "strategy", "strategy_options", "precision", "precision_fallback",
                       "loss_scale", "tensorboard", "report", "trace", "trace_steps"});
   const std::string loss = opt_loss(L, 1);
   const std::string metrics = opt_string_field(L, 1, "metrics");
@@ -359,6 +361,7 @@ int fit(lua_State* L) {
   o.checkpoint_path = checkpoint.empty() ? nullptr : checkpoint.c_str();
   o.checkpoint_every = opt_integer_field(L, 1, "checkpoint_every", 0);
   o.precision = precision.empty() ? nullptr : precision.c_str();
+  o.precision_fallback = opt_boolean_field(L, 1, "precision_fallback", false) ? 1 : 0;
   opt_loss_scale(L, 1, o);
   o.report = opt_boolean_field(L, 1, "report", false) || state_data(L).report_every_fit ? 1 : 0;
   o.trace_path = trace.empty() ? nullptr : trace.c_str();

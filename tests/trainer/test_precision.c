@@ -52,7 +52,8 @@ static kiln_status train(run* r, const char* precision, double params[LINEAR_PAR
   o.precision = precision;
   o.on_step = on_step;
   o.user_data = r;
-  REQUIRE_OK(kiln_trainer_create(r->rt, &o, &trainer));
+  status = kiln_trainer_create(r->rt, &o, &trainer);
+  if (status != KILN_OK) return status;
   status = kiln_trainer_run(trainer);
   kiln_trainer_release(trainer);
   read_linear(r->model, params);

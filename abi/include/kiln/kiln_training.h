@@ -293,6 +293,11 @@ typedef struct kiln_trainer_options {
   const char* trace_path;
   int64_t trace_first_step;
   int64_t trace_last_step;
+  /* What a `precision` the model's device cannot compute in does (bf16 on
+   * a CPU without oneDNN bf16 support, that is below AVX-512): 0 fails
+   * kiln_trainer_create with KILN_ERR_UNSUPPORTED saying why; 1 trains in
+   * f32 instead and writes a warning saying why on the runtime's log. */
+  int precision_fallback;
 } kiln_trainer_options;
 
 /* With a strategy over several processes ("ddp"), the trainer attaches it

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "convert.hpp"
 #include "data/loader.hpp"
 #include "kiln/error.hpp"
+#include "kiln/ops/autocast.hpp"
 #include "module/module_handle.hpp"
 #include "optim/optimizer_handle.hpp"
 #include "train/rank_agreement.hpp"
+#include "train/step_memory.hpp"
 #include "train/trainer.hpp"
 
 namespace kiln::train {
@@ -170,6 +173,9 @@ TrainerConfig make_config(kiln_runtime* rt, const kiln_trainer_options& o) {
   if (o.checkpoint_every > 0) c.checkpoint_path = o.checkpoint_path;
   c.precision = precision_dtype(o.precision);
   c.loss_scale = loss_scale_config(o, c.precision);
+  KILN_CHECK(o.precision_fallback == 0 || o.precision_fallback == 1, Status::invalid_argument,
+             "options->precision_fallback is ", o.precision_fallback,
+             "; expected 0 (an unsupported precision is an error) or 1 (it falls back to f32 with a warning)");
   KILN_CHECK(o.report == 0 || o.report == 1, Status::invalid_argument, "options->report is ", o.report,
              "; expected 0 (no report printed) or 1 (printed when kiln_trainer_run ends)");
   c.print_report = o.report == 1;
@@ -208,6 +214,20 @@ ProgressPlan progress_plan(const kiln_trainer& t) {
 
 }  // namespace
 
+// A precision the model's device cannot compute in fails here, before any
+// step, or (precision_fallback) turns into f32 with a warning.
+void settle_precision(kiln_trainer& t, int fallback) {
+  if (t.config.precision == KILN_F32) return;
+  const DType dtype = abi::to_dtype(t.config.precision);
+  const std::string missing = autocast_unsupported(model_device(t), dtype);
+  if (missing.empty()) return;
+  KILN_CHECK(fallback == 1, Status::unsupported, "options->precision is \"", dtype_name(dtype), "\", but ", missing,
+             "; train in f32, or set options->precision_fallback = 1 to fall back to it with a warning");
+  t.config.runtime.get()->log.write(KILN_LOG_WARNING, str_cat("options->precision \"", dtype_name(dtype),
+                                                              "\" falls back to f32: ", missing));
+  t.config.precision = KILN_F32;
+}
+
 std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_options& given) {
   const kiln_trainer_options o = read_options(given);
   check_required(o);
@@ -218,6 +238,7 @@ std::unique_ptr<kiln_trainer> make_trainer(kiln_runtime* rt, const kiln_trainer_
   t->state.loss_scale = initial_loss_scale(t->config.loss_scale);
   t->ops = find_ops(rt, t->config.loss_name);
   t->params = model_parameters(o.model);
+  settle_precision(*t, o.precision_fallback);
   t->base_lrs = group_learning_rates(o.optimizer);
   t->batches_per_epoch = train_batches_per_epoch(o.train);
   // A step takes its micro-batches from one epoch: the last one of an

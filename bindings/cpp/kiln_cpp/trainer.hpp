@@ -61,6 +61,7 @@ struct TrainerOptions {
   int64_t checkpoint_every = 0;  // > 0: save(checkpoint_path) after every this many steps
   std::string checkpoint_path;
   std::string precision;  // "bf16" or "f16": forward and loss under autocast; "": f32
+  bool precision_fallback = false;  // a precision the device lacks: f32 with a warning, not an error
   // Dynamic loss scaling (kiln_trainer_options.loss_scaling and loss_scale_*);
   // a value left 0 takes its default.
   int loss_scaling = 0;  // 0: on for "f16" only; 1: on; 2: off
@@ -116,6 +117,7 @@ class Trainer {
     o.checkpoint_every = options.checkpoint_every;
     o.checkpoint_path = detail::c_string_or_null(options.checkpoint_path);
     o.precision = detail::c_string_or_null(options.precision);
+    o.precision_fallback = options.precision_fallback ? 1 : 0;
     o.loss_scaling = options.loss_scaling;
     o.loss_scale_init = options.loss_scale_init;
     o.loss_scale_growth = options.loss_scale_growth;

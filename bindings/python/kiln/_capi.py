@@ -308,6 +308,7 @@ class TrainerOptions(ctypes.Structure):
         ("trace_path", c_char_p),
         ("trace_first_step", c_int64),
         ("trace_last_step", c_int64),
+        ("precision_fallback", c_int),
     ]
 
 

@@ -133,6 +133,9 @@ class Trainer(Handle):
     for each. progress: "auto" (a bar on a terminal, lines otherwise),
     "bar", "lines" or "quiet". precision: None or "f32", "bf16" or "f16"
     (the forward and loss of each step and evaluation under autocast).
+    precision_fallback: True trains in f32, with a warning on the runtime's
+    log, where the model's device cannot compute in `precision`; False
+    (default) makes that an error.
     loss_scale: dynamic loss scaling, None (on for "f16" only), False (off),
     True (on) or a dict of settings that turns it on: init (65536), growth
     (2), backoff (0.5), interval (2000 clean steps), min (1).
@@ -149,7 +152,8 @@ class Trainer(Handle):
                  epochs=0, max_steps=0, accumulate=1, clip_grad_norm=0.0, eval_every=0, log_every=0,
                  progress="auto", metrics_path=None, input_field=None, target_field=None, on_step=None,
                  on_eval=None, on_epoch=None, checkpoint_every=0, checkpoint_path=None, precision=None,
-                 loss_scale=None, tensorboard_dir=None, report=False, trace_path=None, trace_steps=None):
+                 precision_fallback=False, loss_scale=None, tensorboard_dir=None, report=False, trace_path=None,
+                 trace_steps=None):
         self._bridge = CallbackBridge()
         # Kept as long as the trainer: kiln calls them until it is released.
         self._callbacks = (
@@ -170,6 +174,7 @@ class Trainer(Handle):
             target_field=_optional_text(target_field), on_step=self._callbacks[0], on_eval=self._callbacks[1],
             on_epoch=self._callbacks[2], checkpoint_every=checkpoint_every,
             checkpoint_path=_optional_path(checkpoint_path), precision=_precision(precision),
+            precision_fallback=1 if precision_fallback else 0,
             tensorboard_dir=_optional_path(tensorboard_dir), report=1 if report else 0,
             trace_path=_optional_path(trace_path), **_trace_steps(trace_steps), **_loss_scale(loss_scale))
         runtime = model.runtime

@@ -7,6 +7,7 @@
 
 #include "kiln/error.hpp"
 #include "kiln/runtime.hpp"
+#include "nn/dnnl_precision.hpp"
 
 namespace kiln {
 namespace {
@@ -76,6 +77,11 @@ bool pop_autocast(Runtime& rt) {
   tls_scopes.erase(std::next(it).base());
   rt.count_autocast_scope(-1);
   return true;
+}
+
+std::string autocast_unsupported(Device device, DType dtype) {
+  if (device.is_cpu() && dtype == DType::bf16) return nn::cpu_bf16_missing();
+  return "";
 }
 
 AutocastGuard::AutocastGuard(Runtime& rt, DType dtype) : runtime_(rt) { push_autocast(rt, dtype); }

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kiln/device.hpp"
@@ -41,6 +42,12 @@ DType autocast_dtype(const Runtime& rt);
 void push_autocast(Runtime& rt, DType dtype);
 // Closes the innermost scope of `rt` on this thread; false when none is open.
 bool pop_autocast(Runtime& rt);
+
+// Why `device` cannot run autocast's products in `dtype` (bf16 or f16), or
+// an empty string when it can. A CPU computes bf16 where oneDNN does (AVX-512
+// CPUs); f16 products run through f32 on any CPU. A GPU is taken to
+// compute both (kiln's CUDA kernels take either dtype).
+std::string autocast_unsupported(Device device, DType dtype);
 
 // RAII: a scope for `rt` on this thread while it lives.
 class AutocastGuard {

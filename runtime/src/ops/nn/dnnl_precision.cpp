@@ -39,12 +39,19 @@ std::string dnnl_cpu_isa_name() {
   return "below sse41";
 }
 
+std::string cpu_bf16_missing() {
+  if (cpu_bf16_support() != Bf16Support::none) return "";
+  return str_cat("this CPU has no bf16 support in oneDNN ", dnnl_version_text(),
+                 " (it runs bf16 products on AVX-512 CPUs, natively with AVX512_BF16; this one offers ",
+                 dnnl_cpu_isa_name(), ")");
+}
+
 void check_cpu_dtype(const OpDef& op, DType dtype) {
-  if (dtype != DType::bf16 || cpu_bf16_support() != Bf16Support::none) return;
-  throw_error(Status::unsupported,
-              str_cat("op '", op.name, "': this CPU has no bf16 support in oneDNN ", dnnl_version_text(),
-                      " (it runs bf16 products on AVX-512 CPUs, natively with AVX512_BF16; this one offers ",
-                      dnnl_cpu_isa_name(), "); run in f32 here, or use autocast on a GPU"));
+  if (dtype != DType::bf16) return;
+  const std::string missing = cpu_bf16_missing();
+  if (!missing.empty())
+    throw_error(Status::unsupported,
+                str_cat("op '", op.name, "': ", missing, "; run in f32 here, or use autocast on a GPU"));
 }
 
 void throw_no_dnnl_implementation(const OpDef& op, DType dtype, const std::string& what, const std::string& detail) {

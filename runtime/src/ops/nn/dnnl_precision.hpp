@@ -22,6 +22,9 @@ Bf16Support cpu_bf16_support();
 // "avx512_core_vnni", "avx2", ...: the ISA oneDNN runs on, for messages.
 std::string dnnl_cpu_isa_name();
 
+// Why this CPU cannot compute bf16 products ("this CPU has no bf16 support
+// in oneDNN ..., this one offers avx2"), or an empty string when it can.
+std::string cpu_bf16_missing();
 // Throws Status::unsupported, naming the op and the CPU, when `dtype` is
 // bf16 and this CPU has no bf16 support in oneDNN. f32 passes.
 void check_cpu_dtype(const OpDef& op, DType dtype);
