@@ -2,13 +2,16 @@
 -- the loss falls from about ln(vocabulary) toward 1, and at the end the model
 -- continues a prompt, one character at a time.
 --
---   kiln run examples/char_transformer.lua [epochs] [text file]
+--   kiln run examples/char_transformer.lua [epochs] [text file] [precision]
+--
+-- The precision is f32 (the default), or bf16 or f16 (autocast).
 local kiln = require("kiln")
 
 local folder = arg[0]:match("^(.*)/[^/]*$") or "."
 local setup = dofile(folder .. "/char_text_setup.lua")
 local epochs = tonumber(arg[1] or "30")
-local path = arg[2] or (folder .. "/" .. setup.default_text)
+local path = (arg[2] or "") ~= "" and arg[2] or (folder .. "/" .. setup.default_text)
+local precision = (arg[3] or "") ~= "" and arg[3] or "f32"
 local context = 48 -- characters the model sees at once
 local embed_dim, heads, blocks = 64, 4, 2
 
@@ -35,12 +38,12 @@ local optimizer = kiln.optim.AdamW(model:parameters(), { lr = 3e-3, weight_decay
 local schedule = kiln.optim.schedule("warmup_cosine", { warmup_steps = math.min(50, steps // 4), total_steps = steps })
 print(string.format("text: %d characters, vocabulary %d, %d windows of %d", #data.text, vocabulary, data.windows,
   context))
-print(string.format("model: %d transformer blocks, %d heads, width %d; AdamW lr 3e-3, warmup_cosine over %d steps",
-  blocks, heads, embed_dim, steps))
+print(string.format("model: %d transformer blocks, %d heads, width %d; AdamW lr 3e-3, warmup_cosine over %d steps; %s",
+  blocks, heads, embed_dim, steps, precision))
 
 kiln.fit {
   model = model, loss = "cross_entropy", optimizer = optimizer, schedule = schedule,
-  train = data.train, epochs = epochs, progress = "lines", log_every = 50,
+  train = data.train, epochs = epochs, progress = "lines", log_every = 50, precision = precision,
 }
 
 -- Greedy continuation: the most likely next character, again and again.

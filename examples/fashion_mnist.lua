@@ -1,7 +1,7 @@
 -- Fashion-MNIST with the classic two-convolution network: above 91% test
 -- accuracy in 10 epochs on a CPU.
 --
---   kiln run [--report] examples/fashion_mnist.lua [epochs] [data folder] [device] [strategy] [workers]
+--   kiln run [--report] examples/fashion_mnist.lua [epochs] [data folder] [device] [strategy] [workers] [precision]
 --   kiln launch --nproc-per-node 2 examples/fashion_mnist.lua [epochs]
 --
 -- The data is Debian's dataset-fashion-mnist (tools/install-deps installs it);
@@ -12,6 +12,8 @@
 -- trains with the same batch of 64 as one process. The training batches
 -- are made by 2 loader workers unless `workers` says otherwise (0: on the
 -- training thread); --report prints where the time went and what to change.
+-- The precision is f32 (the default), or bf16 or f16: the forward and the
+-- loss under autocast, parameters and the optimizer in f32.
 local kiln = require("kiln")
 local setup = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/fashion_mnist_setup.lua")
 
@@ -22,6 +24,7 @@ local device = (arg[3] or "") ~= "" and arg[3] or "cpu"
 local strategy = arg[4] or (kiln.dist.in_job() and "ddp" or "single")
 local ranks = strategy == "ddp" and kiln.dist.world_size() or 1
 local workers = tonumber(arg[5] or "") or 2
+local precision = (arg[6] or "") ~= "" and arg[6] or "f32"
 -- Only rank 0 prints; the others train quietly.
 local print = kiln.dist.rank() == 0 and print or function() end
 
@@ -37,8 +40,8 @@ local optimizer = kiln.optim.SGD(model:parameters(),
 local schedule = kiln.optim.schedule("warmup_cosine", { warmup_steps = warmup_steps, total_steps = total_steps })
 
 print(tostring(model))
-print(string.format("optimizer: SGD, lr %g, momentum 0.9 (Nesterov), weight decay 5e-4, batch %d, on %s",
-  base_lr, batch_size, device))
+print(string.format("optimizer: SGD, lr %g, momentum 0.9 (Nesterov), weight decay 5e-4, batch %d, on %s in %s",
+  base_lr, batch_size, device, precision))
 print(string.format("strategy: %s over %d process%s (batch %d per process)", strategy, ranks,
   ranks == 1 and "" or "es", batch_size // ranks))
 print(string.format("schedule: warmup_cosine, %d warm-up steps, %d steps in all (%d epochs)", warmup_steps,
@@ -51,6 +54,6 @@ kiln.fit {
   model = model, loss = "cross_entropy", optimizer = optimizer, schedule = schedule,
   train = train, validation = test, epochs = epochs,
   progress = "lines", log_every = 200,
-  on_epoch = report.on_epoch, on_eval = report.on_eval, strategy = strategy,
+  on_epoch = report.on_epoch, on_eval = report.on_eval, strategy = strategy, precision = precision,
 }
 print(string.format("final test accuracy: %.4f", accuracies[#accuracies]))

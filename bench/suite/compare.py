@@ -4,6 +4,7 @@ then kiln's input pipeline alone and the cost of one tiny op call.
 
   python3 bench/suite/compare.py [--rounds 5] [--steps 20] [--warmup 5] [--threads 2]
                                  [--torch /tmp/kiln-torch-venv/bin/python] [--models mlp,resnet18]
+                                 [--precisions f32,bf16]
 
 Each round runs every model in kiln (bench/suite/kiln_train.lua under
 `kiln run --threads N`) and then in PyTorch (bench/suite/torch_train.py,
@@ -13,7 +14,9 @@ rounds, the median, min and max rate of each (samples/s; tokens/s for the
 transformer), kiln's median over PyTorch's, the peak RSS of each process (the
 largest of the rounds, from os.wait4), kiln's achieved GFLOP/s and its share
 of the peak the training report measures, and the parameters of each (equal
-when both build the same network). Before it, with PyTorch, the suite checks
+when both build the same network). With --precisions naming more than f32,
+each model also runs in each precision given (bf16: kiln.fit's autocast and
+torch.autocast("cpu", dtype=torch.bfloat16)), one row each. Before it, with PyTorch, the suite checks
 that kiln's TransformerBlock and PyTorch's encoder layer compute the same
 (bench/suite/check_transformer_block.py). PyTorch runs without OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE, which slow it down; without --torch (default: the virtual
@@ -67,22 +70,25 @@ def spread(values, ran=True):
 
 
 def model_table(args, kiln, torch):
-    results = {name: {"kiln": [], "torch": []} for name in args.models}
+    rows = [(name, precision) for name in args.models for precision in args.precisions]
+    results = {row: {"kiln": [], "torch": []} for row in rows}
     for round_number in range(1, args.rounds + 1):
-        for name in args.models:
-            results[name]["kiln"].append(measure(kiln + [name, str(args.steps), str(args.warmup)], KILN_LINE))
+        for name, precision in rows:
+            results[name, precision]["kiln"].append(
+                measure(kiln + [name, str(args.steps), str(args.warmup), precision], KILN_LINE))
             if torch:
-                results[name]["torch"].append(measure(torch + [name], TORCH_LINE, torch_env()))
+                results[name, precision]["torch"].append(
+                    measure(torch + [name, "--precision", precision], TORCH_LINE, torch_env()))
         print(f"round {round_number} of {args.rounds} done", file=sys.stderr, flush=True)
 
     print(f"\n{args.threads} threads, {args.steps} timed steps after {args.warmup} warm-up steps, "
           f"{args.rounds} rounds\n")
-    print("| model | unit | kiln median | min | max | PyTorch median | min | max | kiln/PyTorch "
+    print("| model | precision | unit | kiln median | min | max | PyTorch median | min | max | kiln/PyTorch "
           "| kiln RSS MiB | PyTorch RSS MiB | kiln GFLOP/s | of peak | parameters kiln / PyTorch |")
-    print("|---" * 14 + "|")
-    for name in args.models:
-        kiln_runs = [r for r in results[name]["kiln"] if r]
-        torch_runs = [r for r in results[name]["torch"] if r]
+    print("|---" * 15 + "|")
+    for name, precision in rows:
+        kiln_runs = [r for r in results[name, precision]["kiln"] if r]
+        torch_runs = [r for r in results[name, precision]["torch"] if r]
         kiln_rates = [float(fields[0]) for fields, _ in kiln_runs]
         torch_rates = [float(fields[0]) for fields, _ in torch_runs]
         unit = (kiln_runs or torch_runs or [(("", "samples"), 0)])[0][0][1]
@@ -94,7 +100,8 @@ def model_table(args, kiln, torch):
         share = f"{100 * gflops / peak:.1f}%" if peak else "-"
         parameters = " / ".join(runs[0][0][-1] if runs else "-" for runs in (kiln_runs, torch_runs))
         rates = f"{spread(kiln_rates)} | {spread(torch_rates, torch is not None)}"
-        print(f"| {name} | {unit} | {rates} | {ratio} | {rss[0]} | {rss[1]} | {gflops:.2f} | {share} | {parameters} |")
+        print(f"| {name} | {precision} | {unit} | {rates} | {ratio} | {rss[0]} | {rss[1]} | {gflops:.2f} | {share} "
+              f"| {parameters} |")
 
 
 def torch_env():
@@ -147,6 +154,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=5, help="steps before the timed ones")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated, of: " + ", ".join(MODELS))
+    parser.add_argument("--precisions", default="f32", help="comma-separated, of: f32, bf16")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="kiln's build folder")
     default_torch = "/tmp/kiln-torch-venv/bin/python"
     parser.add_argument("--torch", default=default_torch if os.path.exists(default_torch) else None,
@@ -160,6 +168,9 @@ def main():
     unknown = [m for m in args.models if m not in MODELS]
     if unknown:
         parser.error(f"unknown models {', '.join(unknown)}; the models: {', '.join(MODELS)}")
+    args.precisions = [p for p in args.precisions.split(",") if p]
+    if not args.precisions or any(p not in ("f32", "bf16") for p in args.precisions):
+        parser.error(f"--precisions takes f32 and bf16, got '{','.join(args.precisions)}'")
     python = args.python or args.torch or sys.executable
 
     kiln = [os.path.join(args.build, "bin", "kiln"), "run", "--threads", str(args.threads),

@@ -1,8 +1,9 @@
 -- Times training steps of one model of bench/suite/models.lua on synthetic
 -- data held in memory, and prints one line for bench/suite/compare.py:
 --
---   kiln run --threads 2 bench/suite/kiln_train.lua <model> [steps] [warm-up steps]
+--   kiln run --threads 2 bench/suite/kiln_train.lua <model> [steps] [warm-up steps] [precision]
 --
+-- The precision is "f32" (the default) or "bf16"/"f16" (kiln.fit's autocast).
 -- The rate counts the timed steps' units (samples, or tokens) over the sum of
 -- their step_seconds; GFLOP/s is the steps' flops over the same time, and the
 -- peak is the one the training report measures for the device.
@@ -12,7 +13,7 @@ local models = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/models.lua")
 local name = arg[1]
 local spec = models[name]
 if not spec then error("unknown model '" .. tostring(name) .. "'; the models: " .. table.concat(models.order, ", ")) end
-local steps, warmup = tonumber(arg[2] or "20"), tonumber(arg[3] or "5")
+local steps, warmup, precision = tonumber(arg[2] or "20"), tonumber(arg[3] or "5"), arg[4] or "f32"
 
 kiln.manual_seed(0)
 math.randomseed(0)
@@ -47,7 +48,7 @@ local units_per_example = spec.unit == "tokens" and spec.input[1] or 1
 local seconds, flops, units, timed = 0, 0, 0, 0
 local _, report = kiln.fit {
   model = model, loss = "cross_entropy", optimizer = spec.optimizer(kiln, model), train = train,
-  epochs = (warmup + steps + 3) // 4, max_steps = warmup + steps, progress = "quiet",
+  epochs = (warmup + steps + 3) // 4, max_steps = warmup + steps, progress = "quiet", precision = precision,
   on_step = function(m)
     if m.step <= warmup then return end
     seconds, flops, units = seconds + m.step_seconds, flops + m.flops, units + m.samples * units_per_example
@@ -55,6 +56,6 @@ local _, report = kiln.fit {
   end,
 }
 assert(timed == steps, string.format("%d steps were timed, not %d", timed, steps))
-local peak = tonumber(report:match("of the device's ([%d.]+) GFLOP/s f32 peak") or "0")
+local peak = tonumber(report:match("of the device's ([%d.]+) GFLOP/s %w+ peak") or "0")
 print(string.format("kiln %s: %.2f %s/s, %.3f GFLOP/s, peak %.1f GFLOP/s, %d parameters, %d steps",
   name, units / seconds, spec.unit, flops / seconds / 1e9, peak, values, steps))

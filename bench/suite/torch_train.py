@@ -1,13 +1,15 @@
 """Times training steps of one model of bench/suite/models.py on synthetic data
 held in memory, and prints one line for bench/suite/compare.py:
 
-  python bench/suite/torch_train.py <model> [--steps 20] [--warmup 5] [--threads 2]
+  python bench/suite/torch_train.py <model> [--steps 20] [--warmup 5] [--threads 2] [--precision f32]
 
 As bench/suite/kiln_train.lua does: four batches of random examples (inputs
 N(0, 1), or token ids; random class targets) taken in turn, cross-entropy loss,
-and the rate of the timed steps' units (samples, or tokens).
+and the rate of the timed steps' units (samples, or tokens). With --precision
+bf16 the forward and the loss run under torch.autocast("cpu", dtype=torch.bfloat16).
 """
 import argparse
+import contextlib
 import time
 
 import torch
@@ -22,6 +24,7 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--precision", choices=["f32", "bf16"], default="f32")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -39,10 +42,17 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     units_per_example = spec.input[0] if spec.unit == "tokens" else 1
 
+    def autocast():
+        if args.precision == "bf16":
+            return torch.autocast("cpu", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
     def step(i):
         batch = slice((i % 4) * spec.batch, (i % 4 + 1) * spec.batch)
         optimizer.zero_grad(set_to_none=True)
-        loss_fn(model(inputs[batch]), targets[batch]).backward()
+        with autocast():
+            loss = loss_fn(model(inputs[batch]), targets[batch])
+        loss.backward()
         optimizer.step()
 
     for i in range(args.warmup):
