@@ -8,7 +8,7 @@
 kiln_status kp_ops_find(kiln_runtime* rt, kp_ops* ops) {
   kiln_status st = kp_host.op_find(rt, "reshape", &ops->reshape);
   if (st == KILN_OK) st = kp_host.op_find(rt, "concat", &ops->concat);
-  if (st == KILN_OK) st = kp_host.op_find(rt, "split", &ops->split);
+  if (st == KILN_OK) st = kp_host.op_find(rt, "narrow", &ops->narrow);
   return st;
 }
 
@@ -138,19 +138,25 @@ kiln_status kp_bucket_launch(const ddp_plan* plan, ddp_bucket* b, kiln_process_g
   return st;
 }
 
-/* Writes a piece of a bucket's averaged gradients into its parameter. */
-static kiln_status write_back(kiln_runtime* rt, kiln_tensor* param, kiln_tensor* piece, const kp_ops* ops) {
+/* Writes the `numel` averaged gradients at `offset` of a bucket into their
+ * parameter. The piece is a view of the bucket, so each gradient is copied
+ * once, into the parameter's gradient. */
+static kiln_status write_back(kiln_runtime* rt, kiln_tensor* param, kiln_tensor* flat, int64_t offset, int64_t numel,
+                              const kp_ops* ops) {
   kiln_tensor_desc d;
-  kiln_tensor *shaped = NULL, *grad = NULL;
-  kiln_status st;
+  kiln_tensor *piece = NULL, *shaped = NULL, *grad = NULL;
+  const kiln_attr range[3] = {kiln_attr_int("dim", 0), kiln_attr_int("start", offset), kiln_attr_int("length", numel)};
   kiln_attr shape;
+  kiln_status st;
   kp_host.tensor_describe(param, &d);
   shape = kiln_attr_ints("shape", d.dims, (size_t)d.rank);
-  st = kp_host.op_call1(rt, ops->reshape, &piece, 1, &shape, 1, &shaped);
+  st = kp_host.op_call1(rt, ops->narrow, &flat, 1, range, 3, &piece);
+  if (st == KILN_OK) st = kp_host.op_call1(rt, ops->reshape, &piece, 1, &shape, 1, &shaped);
   if (st == KILN_OK) st = kp_host.tensor_grad(param, &grad);
   if (st == KILN_OK) st = grad ? kp_host.tensor_assign(grad, shaped) : kp_host.tensor_set_grad(param, shaped);
   kp_host.tensor_release(grad);
   kp_host.tensor_release(shaped);
+  kp_host.tensor_release(piece);
   return st;
 }
 
@@ -163,23 +169,15 @@ kiln_status kp_bucket_finish(const ddp_plan* plan, ddp_bucket* b, const kp_ops* 
     b->work = NULL;
   }
   if (st == KILN_OK && b->flat) {
-    kiln_tensor** pieces = calloc(b->count, sizeof *pieces);
-    int64_t* sizes = calloc(b->count, sizeof *sizes);
-    size_t i, n_out = 0;
-    kiln_attr attrs[2];
-    st = pieces && sizes ? KILN_OK : kp_fail(KILN_ERR_OUT_OF_MEMORY, "ddp: no memory for a bucket");
+    int64_t offset = 0;
+    size_t i;
     for (i = 0; st == KILN_OK && i < b->count; ++i) {
+      kiln_tensor* param = plan->params[b->first + i];
       kiln_tensor_desc d;
-      kp_host.tensor_describe(plan->params[b->first + i], &d);
-      sizes[i] = numel(&d);
+      kp_host.tensor_describe(param, &d);
+      st = write_back(plan->rt, param, b->flat, offset, numel(&d), ops);
+      offset += numel(&d);
     }
-    attrs[0] = kiln_attr_int("dim", 0);
-    attrs[1] = kiln_attr_ints("sizes", sizes, b->count);
-    if (st == KILN_OK) st = kp_host.op_call(plan->rt, ops->split, &b->flat, 1, attrs, 2, pieces, b->count, &n_out);
-    for (i = 0; st == KILN_OK && i < b->count; ++i) st = write_back(plan->rt, plan->params[b->first + i], pieces[i], ops);
-    for (i = 0; pieces && i < n_out; ++i) kp_host.tensor_release(pieces[i]);
-    free(pieces);
-    free(sizes);
   }
   kp_host.tensor_release(b->flat);
   b->flat = NULL;

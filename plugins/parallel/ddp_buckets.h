@@ -10,7 +10,7 @@
 typedef struct kp_ops {
   const kiln_op* reshape;
   const kiln_op* concat;
-  const kiln_op* split;
+  const kiln_op* narrow;
 } kp_ops;
 
 typedef struct ddp_bucket {
