@@ -1,17 +1,8 @@
 /* Unloading a plugin while an object it made is alive: the type can no
  * longer be created, the object still works, and the library stays mapped
  * until the object is released. */
-#define _GNU_SOURCE /* RTLD_NOLOAD */
-#include <dlfcn.h>
-
+#include "library_mapped.h"
 #include "loader_support.h"
-
-static int mapped(const char* path) {
-  void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (!handle) return 0;
-  dlclose(handle);
-  return 1;
-}
 
 int main(void) {
   kiln_runtime* rt = bare_runtime();

@@ -5,17 +5,8 @@
  * each library stays mapped until the last object it made is released (the
  * layer and strategy kinds: plugins/modules/lifetime, plugins/loader/unload).
  * Under the sanitizer build a call into an unmapped library is caught. */
-#define _GNU_SOURCE /* RTLD_NOLOAD */
-#include <dlfcn.h>
-
+#include "library_mapped.h"
 #include "loader_support.h"
-
-static int mapped(const char* path) {
-  void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (!handle) return 0;
-  dlclose(handle);
-  return 1;
-}
 
 typedef struct {
   kiln_tensor* param;
