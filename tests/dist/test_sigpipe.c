@@ -29,6 +29,9 @@ static int rank_main(int rank, int world, int port, void* user) {
   } else {
     CHECK(now.sa_handler == SIG_IGN);
   }
+  /* Neither rank leaves before both have their connections: a rank that
+   * closes while its peer still sets up makes the peer's creation fail. */
+  CHECK_OK(kiln_process_group_barrier(pg, NULL));
   kiln_process_group_release(pg);
   kiln_runtime_release(rt);
   return check_report("dist/sigpipe");
