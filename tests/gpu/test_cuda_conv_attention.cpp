@@ -58,6 +58,9 @@ TEST_CASE("scaled_dot_product_attention on cuda:0 matches the CPU forward and ba
                       dtype, tolerance_for(dtype));
     check_against_cpu(rt, op_with("scaled_dot_product_attention", {{"is_causal", true}, {"scale", 0.3}}),
                       {{2, 6, 4}, {2, 6, 4}, {2, 6, 4}}, dtype, tolerance_for(dtype));
+    // An explicit scale 0 is used as it is: uniform weights.
+    check_against_cpu(rt, op_with("scaled_dot_product_attention", {{"scale", 0.0}}),
+                      {{2, 4, 3}, {2, 5, 3}, {2, 5, 2}}, dtype, tolerance_for(dtype));
     // A floating mask, which receives no gradient.
     check_against_cpu(rt, op_with("scaled_dot_product_attention", {}), {{2, 4, 3}, {2, 5, 3}, {2, 5, 2}, {4, 5}},
                       dtype, tolerance_for(dtype), {0, 1, 2});

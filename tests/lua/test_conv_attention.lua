@@ -22,6 +22,10 @@ local q = kiln.zeros(1, 3, 2)
 local v = kiln.tensor({{{1, 10}, {2, 20}, {6, 60}}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v), {{{3, 30}, {3, 30}, {3, 30}}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v, nil, {is_causal = true}), {{{1, 10}, {1.5, 15}, {3, 30}}})
+-- scale left out is 1/sqrt(E); an explicit 0 is used as it is, which makes
+-- every score 0 and so averages the values whatever the queries.
+local qs = kiln.tensor({{{1, 0}, {0, 2}, {3, 1}}})
+expect.tensor(F.scaled_dot_product_attention(qs, qs, v, nil, {scale = 0}), {{{3, 30}, {3, 30}, {3, 30}}})
 local keep = kiln.tensor({{true, false, true}, {true, true, false}, {false, false, true}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v, keep), {{{3.5, 35}, {1.5, 15}, {6, 60}}})
 expect.error(function() return F.scaled_dot_product_attention(q, q, v, nil, {dropout_p = 0.5}) end,

@@ -32,8 +32,8 @@ def conv_transpose2d_numpy(x, w, b, stride):
     return y + b[None, :, None, None]
 
 
-def attention_numpy(q, k, v, keep=None, causal=False):
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+def attention_numpy(q, k, v, keep=None, causal=False, scale=None):
+    scores = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if causal:
         keep = np.tril(np.ones(scores.shape[-2:], bool))
     if keep is not None:
@@ -67,6 +67,10 @@ class Ops(unittest.TestCase):
                                    attention_numpy(q, k, v, keep), rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(kiln.F.scaled_dot_product_attention(*t[:3], None, is_causal=True).numpy(),
                                    attention_numpy(q, k, v, causal=True), rtol=1e-10, atol=1e-12)
+        # scale=None (left out) is 1/sqrt(E); any given value is used as it is, 0 included.
+        for scale in (None, 0.0, 0.25):
+            np.testing.assert_allclose(kiln.F.scaled_dot_product_attention(*t, scale=scale).numpy(),
+                                       attention_numpy(q, k, v, scale=scale), rtol=1e-10, atol=1e-12)
 
     def test_attention_errors_name_the_op(self):
         q = kiln.ones(2, 4, 3)

@@ -1,8 +1,8 @@
 // scaled_dot_product_attention(query, key, value, attn_mask?; dropout_p,
 // is_causal, scale) as torch.nn.functional.scaled_dot_product_attention
-// (shapes and mask rules in attention_shape.hpp; scale 0 means 1/sqrt(E),
-// dropout_p must be 0), and its backward op, which gives the gradients of
-// query, key and value; the mask receives none.
+// (shapes and mask rules in attention_shape.hpp; scale NaN, the default,
+// means 1/sqrt(E); dropout_p must be 0), and its backward op, which gives
+// the gradients of query, key and value; the mask receives none.
 #include "attention_kernels.hpp"
 #include "attention_shape.hpp"
 #include "kernel_of.hpp"

@@ -19,17 +19,20 @@ struct AttentionCase {
   Mask mask;
   Shape mask_shape;  // broadcast to [..., L, S]
   bool causal;
-  double scale;  // 0: 1/sqrt(E)
+  double scale;  // NaN: 1/sqrt(E)
 };
 
+constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+
 const AttentionCase kCases[] = {
-    {{2, 3, 4, 5}, {2, 3, 6, 5}, {2, 3, 6, 4}, Mask::none, {}, false, 0.0},
-    {{2, 5, 3}, {2, 5, 3}, {2, 5, 2}, Mask::none, {}, true, 0.0},     // causal, square
+    {{2, 3, 4, 5}, {2, 3, 6, 5}, {2, 3, 6, 4}, Mask::none, {}, false, kUnset},
+    {{2, 5, 3}, {2, 5, 3}, {2, 5, 2}, Mask::none, {}, true, kUnset},     // causal, square
     {{1, 2, 3, 4}, {1, 2, 7, 4}, {1, 2, 7, 3}, Mask::none, {}, true, 0.5},  // causal, more keys than queries
-    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 3}, Mask::keep, {4, 5}, false, 0.0},
-    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 6}, Mask::keep, {2, 1, 4, 5}, false, 0.0},
-    {{3, 4, 2}, {3, 6, 2}, {3, 6, 3}, Mask::add, {1, 4, 6}, false, 0.0},
+    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 3}, Mask::keep, {4, 5}, false, kUnset},
+    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 6}, Mask::keep, {2, 1, 4, 5}, false, kUnset},
+    {{3, 4, 2}, {3, 6, 2}, {3, 6, 3}, Mask::add, {1, 4, 6}, false, kUnset},
     {{4, 3}, {5, 3}, {5, 2}, Mask::add, {4, 1}, false, 1.5},  // no batch dims
+    {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}, Mask::none, {}, false, 0.0},  // scale 0: the mean of the values
 };
 
 // softmax(q k^T * scale + mask) v from the definition, row by row, over doubles.
@@ -38,7 +41,7 @@ std::vector<double> reference(const AttentionCase& k, const std::vector<double>&
   const int r = k.query.rank();
   const int64_t l = k.query[r - 2], e = k.query[r - 1], s = k.key[r - 2], ev = k.value[r - 1];
   const int64_t batch = k.query.numel() / (l * e);
-  const double scale = k.scale != 0.0 ? k.scale : 1.0 / std::sqrt(double(e));
+  const double scale = std::isnan(k.scale) ? 1.0 / std::sqrt(double(e)) : k.scale;
   // The mask's strides against [batch..., L, S], 0 where it broadcasts.
   Shape target = k.query;
   target[r - 1] = s;
@@ -151,7 +154,7 @@ TEST_CASE("scaled_dot_product_attention gives 0 for a row whose keys are all mas
   const Tensor keep = make_tensor(rt, {2, 3}, {1, 0, 1, 0, 0, 0}, DType::boolean);
   const double inf = std::numeric_limits<double>::infinity();
   const Tensor add = make_tensor(rt, {2, 3}, {0, -inf, 0, -inf, -inf, -inf});
-  const AttentionCase k{{2, 3}, {3, 3}, {3, 2}, Mask::keep, {2, 3}, false, 0.0};
+  const AttentionCase k{{2, 3}, {3, 3}, {3, 2}, Mask::keep, {2, 3}, false, kUnset};
   const std::vector<double> first_row =
       reference(k, values(rt, q), values(rt, kk), values(rt, v), {1, 0, 1, 0, 0, 0});
   for (DType t : {DType::f64, DType::f32, DType::f16}) {
@@ -225,6 +228,8 @@ TEST_CASE("scaled_dot_product_attention rejects arguments that do not fit", "[nn
                 Status::invalid_argument, {name, "either attn_mask or is_causal"});
   require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", 0.1}}), Status::unsupported,
                 {name, "dropout_p must be 0, got 0.1"});
+  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"scale", std::numeric_limits<double>::infinity()}}),
+                Status::invalid_argument, {name, "scale must be finite (or NaN, the default, for 1/sqrt(E)), got inf"});
   require_error(call({t({2, 4, 3}), rt.full({2, 5, 3}, 1.0), t({2, 5, 3})}, {}), Status::dtype_mismatch,
                 {name, "key is f32 but query is f64"});
 }
