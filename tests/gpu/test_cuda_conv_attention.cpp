@@ -47,6 +47,11 @@ TEST_CASE("conv_transpose2d on cuda:0 matches the CPU forward and backward", "[g
                       {{2, 3, 5, 4}, {3, 4, 3, 3}, {4}}, dtype, tolerance_for(dtype));
     check_against_cpu(rt, op_with("conv_transpose2d", {{"groups", 2}, {"dilation", Dims{2, 1}}}),
                       {{1, 4, 4, 4}, {4, 3, 2, 3}}, dtype, tolerance_for(dtype));
+    // output_padding at the stride, below the dilation.
+    check_against_cpu(rt,
+                      op_with("conv_transpose2d",
+                              {{"padding", Dims{1, 0}}, {"output_padding", Dims{1, 1}}, {"dilation", Dims{2, 2}}}),
+                      {{2, 3, 4, 5}, {3, 2, 3, 3}, {2}}, dtype, tolerance_for(dtype));
   }
 }
 

@@ -54,4 +54,7 @@ expect.shape(deconv:named_parameters()[1][2], {4, 2, 3, 3})
 expect.error(function() return kiln.nn.Conv1d{in_channels = 2, out_channels = 4, kernel_size = {3, 3}} end, "Conv1d",
              "kernel_size takes 1 value")
 expect.error(function() return kiln.nn.ConvTranspose2d(2, 4, 3, {output_padding = 1}) end,
-             "output_padding [1, 1] must be smaller than stride [1, 1]")
+             "output_padding [1, 1] must be smaller than stride [1, 1] or dilation [1, 1]")
+-- Below the dilation is enough: stride 1, dilation 2 takes output_padding 1,
+-- one more row and column than without: (5 - 1) + 2 * (3 - 1) + 1 + 1.
+expect.values(kiln.nn.ConvTranspose2d(4, 2, 3, {dilation = 2, output_padding = 1}):build{1, 4, 5, 5}, {1, 2, 10, 10})
