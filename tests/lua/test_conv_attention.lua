@@ -39,6 +39,12 @@ expect.gradients(function(a, b, c)
   local y = F.scaled_dot_product_attention(a, b, c)
   return (y * y):sum()
 end, {qa, ka, va})
+-- A floating mask is differentiable too; this one is broadcast over the queries.
+local ma = kiln.tensor({{0.2, -0.4, 0.1}}, {dtype = "f64", requires_grad = true})
+expect.gradients(function(a, b, c, m)
+  local y = F.scaled_dot_product_attention(a, b, c, m)
+  return (y * y):sum()
+end, {qa, ka, va, ma})
 
 -- The layers, with PyTorch's positional arguments and parameter shapes.
 local conv1 = kiln.nn.Conv1d(2, 4, 3, {padding = 1})

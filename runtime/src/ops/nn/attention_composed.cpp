@@ -11,6 +11,7 @@
 #include "attention_shape.hpp"
 #include "kernel_of.hpp"
 #include "kiln/autograd/grad_mode.hpp"
+#include "kiln/ops/helpers.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln::nn {
@@ -65,7 +66,8 @@ void attention_composed_kernel(const KernelCall& c) {
 }
 
 // With P the weights: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dP P)),
-// dQ = scale dS K, dK = scale dS^T Q.
+// dQ = scale dS K, dK = scale dS^T Q, and an added mask's gradient is dS
+// summed over the dims it was broadcast along.
 void attention_backward_composed_kernel(const KernelCall& c) {
   Runtime& rt = c.runtime;
   NoGradGuard no_grad(rt);
@@ -81,6 +83,7 @@ void attention_backward_composed_kernel(const KernelCall& c) {
   if (c.outputs[0].numel() > 0) copy_to_output(c, scaled(rt.call1("matmul", {dscores, key})), 0);
   if (c.outputs[1].numel() > 0) copy_to_output(c, scaled(rt.call1("matmul", {transposed(rt, dscores), query})), 1);
   if (c.outputs[2].numel() > 0) copy_to_output(c, rt.call1("matmul", {transposed(rt, weights), dout}), 2);
+  if (c.outputs.size() > 3 && c.outputs[3].numel() > 0) copy_to_output(c, sum_to(rt, dscores, mask.shape()), 3);
 }
 
 }  // namespace kiln::nn

@@ -162,6 +162,9 @@ void attention_fused_kernel(const KernelCall& c) {
 }
 
 void attention_backward_fused_kernel(const KernelCall& c) {
+  // The mask's gradient is the [L, S] gradient of the scores, summed to its
+  // shape: the composed kernel holds that matrix anyway.
+  if (c.op.attr_bool(c.attrs, "attn_mask_grad")) return attention_backward_composed_kernel(c);
   if (c.inputs[1].dtype() == DType::f64) return backward<double>(c);
   backward<float>(c);
 }

@@ -1,8 +1,10 @@
 // scaled_dot_product_attention(query, key, value, attn_mask?; dropout_p,
 // is_causal, scale) as torch.nn.functional.scaled_dot_product_attention
 // (shapes and mask rules in attention_shape.hpp; scale NaN, the default,
-// means 1/sqrt(E); dropout_p must be 0), and its backward op, which gives
-// the gradients of query, key and value; the mask receives none.
+// means 1/sqrt(E); dropout_p must be 0), and its backward op, which gives the
+// gradients of query, key and value, and with attn_mask_grad that of a
+// floating attn_mask: the gradient of the scores summed to the mask's
+// shape, as PyTorch differentiates an additive mask. A bool mask gets none.
 #include "attention_kernels.hpp"
 #include "attention_shape.hpp"
 #include "kernel_of.hpp"
@@ -32,20 +34,32 @@ void attention_infer(InferCall& c) {
   c.outputs.push_back({s.output_shape(c.inputs[0].shape()), c.inputs[0].dtype(), c.device});
 }
 
+// The backward op's attributes: the forward's, then attn_mask_grad.
+Attrs backward_attrs(const Attrs& forward, bool mask_grad) {
+  std::vector<AttrValue> values;
+  for (size_t i = 0; i < forward.size(); ++i) values.push_back(forward[i]);
+  values.emplace_back(mask_grad);
+  return Attrs(std::move(values));
+}
+
 std::vector<Tensor> attention_backward(const BackwardCall& c) {
   Runtime& rt = c.runtime;
+  // Only a floating mask can require grad; most masks are constants, and
+  // then the fused kernel needs no [L, S] gradient of the scores.
+  const bool mask_grad = c.needs_input_grad.size() > 3 && c.needs_input_grad[3];
   const std::vector<Tensor> grads =
       rt.call(rt.op("scaled_dot_product_attention_backward"),
               std::vector<Tensor>{c.grad_outputs[0], c.inputs[0], c.inputs[1], c.inputs[2], c.outputs[0],
                                   optional_input(c.inputs, 3)},
-              c.attrs);
+              backward_attrs(c.attrs, mask_grad));
   std::vector<Tensor> result(c.inputs.size());
-  for (size_t i = 0; i < 3; ++i)
+  for (size_t i = 0; i < grads.size(); ++i)
     if (c.needs_input_grad[i]) result[i] = grads[i];
   return result;
 }
 
-// (grad_output, query, key, value, output, attn_mask?) -> grads of query, key, value
+// (grad_output, query, key, value, output, attn_mask?) -> grads of query,
+// key, value, and of attn_mask with attn_mask_grad
 void attention_backward_infer(InferCall& c) {
   check_floating_inputs(c, 0, 4);
   const nn::AttentionShape s =
@@ -55,6 +69,10 @@ void attention_backward_infer(InferCall& c) {
     KILN_CHECK(c.inputs[i].shape() == out, Status::shape_mismatch, "op '", c.op.name, "': ", c.op.inputs[i].name,
                " is ", to_string(c.inputs[i].shape()), " but the attention's output is ", to_string(out));
   for (size_t i : {1, 2, 3}) c.outputs.push_back({c.inputs[i].shape(), c.inputs[i].dtype(), c.device});
+  if (!c.op.attr_bool(c.attrs, "attn_mask_grad")) return;
+  KILN_CHECK(s.mask == nn::AttentionMask::add, Status::invalid_argument, "op '", c.op.name,
+             "': attn_mask_grad asks for the gradient of a floating attn_mask, and none was given");
+  c.outputs.push_back({c.inputs[5].shape(), c.inputs[5].dtype(), c.device});
 }
 
 void set_kernels(OpDef& op, KernelFn fused, KernelFn composed) {
@@ -90,6 +108,7 @@ void register_attention_ops(OpRegistry& r) {
   grad.name = "scaled_dot_product_attention_backward";
   grad.inputs = {{"grad_output"}, {"query"}, {"key"}, {"value"}, {"output"}, {"attn_mask", true}};
   grad.attrs = nn::attention_attrs();
+  grad.attrs.push_back(attr_bool("attn_mask_grad", false));
   grad.infer = attention_backward_infer;
   // Four products of the forward's sizes: the gradients of the weights, v, q and k.
   grad.flops = [](const KernelCall& c) { return 2.0 * attention_flops(c.inputs[1], c.inputs[2], c.inputs[3]); };

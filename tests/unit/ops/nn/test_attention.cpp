@@ -108,13 +108,17 @@ std::vector<double> expected_of(Runtime& rt, const AttentionCase& k) {
                    in.size() > 3 ? values(rt, in[3]) : std::vector<double>{});
 }
 
-// The gradients of query, key and value of sum(output * weights) in `dtype`.
-std::vector<std::vector<double>> gradients(Runtime& rt, const AttentionCase& k, DType dtype) {
+// The gradients of query, key and value (and of a floating mask when
+// `mask_grad`) of sum(output * weights) in `dtype`.
+std::vector<std::vector<double>> gradients(Runtime& rt, const AttentionCase& k, DType dtype, bool mask_grad = true) {
   std::vector<Tensor> in = inputs_of(rt, k, dtype);
-  for (size_t i = 0; i < 3; ++i) in[i].set_requires_grad(true);
+  const size_t n = k.mask == Mask::add && mask_grad ? 4 : 3;
+  for (size_t i = 0; i < n; ++i) in[i].set_requires_grad(true);
   const Tensor y = rt.call1(rt.op("scaled_dot_product_attention"), in, attrs_of(rt, k));
   rt.backward(y, random_tensor(rt, y.shape(), dtype, -1, 1, 45));
-  return {values(rt, in[0].grad()), values(rt, in[1].grad()), values(rt, in[2].grad())};
+  std::vector<std::vector<double>> grads;
+  for (size_t i = 0; i < n; ++i) grads.push_back(values(rt, in[i].grad()));
+  return grads;
 }
 
 }  // namespace
@@ -182,7 +186,7 @@ TEST_CASE("scaled_dot_product_attention gradients match finite differences", "[n
   for (const AttentionCase& k : kCases) {
     INFO(describe(k));
     GradcheckOptions options;
-    if (k.mask != Mask::none) options.skip_inputs = {3};
+    if (k.mask == Mask::keep) options.skip_inputs = {3};  // a bool mask has no gradient
     gradcheck(rt, rt.op("scaled_dot_product_attention"), inputs_of(rt, k, DType::f64), attrs_of(rt, k), options);
   }
 }
@@ -195,10 +199,25 @@ TEST_CASE("scaled_dot_product_attention gradients agree across the fused and com
     const auto exact = gradients(rt, k, DType::f64);
     const auto fused = gradients(rt, k, DType::f32);
     const auto composed = gradients(rt, k, DType::f16);
-    for (size_t i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < exact.size(); ++i) {
       require_close(fused[i], exact[i], 1e-5, 1e-4);
       require_close(composed[i], exact[i], 2e-2, 2e-2);
     }
+  }
+}
+
+TEST_CASE("scaled_dot_product_attention with a constant floating mask gives it no gradient, the rest unchanged",
+          "[nn][attention][grad]") {
+  // The fused backward (mask constant) against the composed one (mask
+  // differentiable), in f64.
+  Runtime rt;
+  for (const AttentionCase& k : kCases) {
+    if (k.mask != Mask::add) continue;
+    INFO(describe(k));
+    const auto constant = gradients(rt, k, DType::f64, false);
+    const auto differentiable = gradients(rt, k, DType::f64);
+    REQUIRE(constant.size() == 3);
+    for (size_t i = 0; i < 3; ++i) require_close(constant[i], differentiable[i], 1e-12, 1e-10);
   }
 }
 
@@ -232,4 +251,15 @@ TEST_CASE("scaled_dot_product_attention rejects arguments that do not fit", "[nn
                 Status::invalid_argument, {name, "scale must be finite (or NaN, the default, for 1/sqrt(E)), got inf"});
   require_error(call({t({2, 4, 3}), rt.full({2, 5, 3}, 1.0), t({2, 5, 3})}, {}), Status::dtype_mismatch,
                 {name, "key is f32 but query is f64"});
+  // The backward op gives a mask's gradient only for a floating mask.
+  const OpDef& backward = rt.op("scaled_dot_product_attention_backward");
+  require_error(
+      [&] {
+        rt.call(backward,
+                std::vector<Tensor>{t({2, 4, 3}), t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3}), t({2, 4, 3}),
+                                    rt.full({4, 5}, 1.0, DType::boolean)},
+                backward.make_attrs({{"attn_mask_grad", true}}));
+      },
+      Status::invalid_argument,
+      {"op 'scaled_dot_product_attention_backward'", "attn_mask_grad asks for the gradient of a floating attn_mask"});
 }
