@@ -28,8 +28,19 @@ local qs = kiln.tensor({{{1, 0}, {0, 2}, {3, 1}}})
 expect.tensor(F.scaled_dot_product_attention(qs, qs, v, nil, {scale = 0}), {{{3, 30}, {3, 30}, {3, 30}}})
 local keep = kiln.tensor({{true, false, true}, {true, true, false}, {false, false, true}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v, keep), {{{3.5, 35}, {1.5, 15}, {6, 60}}})
-expect.error(function() return F.scaled_dot_product_attention(q, q, v, nil, {dropout_p = 0.5}) end,
-             "dropout_p must be 0")
+expect.error(function() return F.scaled_dot_product_attention(q, q, v, nil, {dropout_p = 1}) end,
+             "dropout_p must be in [0, 1), got 1")
+-- Dropout on the weights (1/3 each): with the identity for value, each
+-- output element is 0 (dropped) or 2/3 (kept, scaled by 1 / (1 - 0.5));
+-- one seed draws one mask.
+local eye = kiln.tensor({{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}})
+kiln.manual_seed(4)
+local dropped = F.scaled_dot_product_attention(q, q, eye, nil, {dropout_p = 0.5}):totable()
+for _, row in ipairs(dropped[1]) do
+  for _, x in ipairs(row) do assert(x == 0 or math.abs(x - 2 / 3) < 1e-6, "a dropped attention weight: " .. x) end
+end
+kiln.manual_seed(4)
+expect.tensor(F.scaled_dot_product_attention(q, q, eye, nil, {dropout_p = 0.5}), dropped)
 
 -- Gradients through the fused kernel, in f64.
 local qa = kiln.tensor({{0.1, -0.3}, {0.5, 0.2}}, {dtype = "f64", requires_grad = true})

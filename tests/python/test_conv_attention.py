@@ -72,10 +72,24 @@ class Ops(unittest.TestCase):
             np.testing.assert_allclose(kiln.F.scaled_dot_product_attention(*t, scale=scale).numpy(),
                                        attention_numpy(q, k, v, scale=scale), rtol=1e-10, atol=1e-12)
 
+    def test_attention_dropout(self):
+        # Equal scores give each of the 4 keys 1/4; with p = 0.5 a kept one is
+        # worth 1/2, so value = the identity shows which were kept. One output,
+        # as in PyTorch; the seed decides the mask.
+        q, v = kiln.zeros(2, 3, 5), kiln.tensor(np.broadcast_to(np.eye(4, dtype=np.float32), (2, 4, 4)).copy())
+        kiln.manual_seed(6)
+        y = kiln.F.scaled_dot_product_attention(q, kiln.zeros(2, 4, 5), v, dropout_p=0.5).numpy()
+        self.assertTrue(np.all((y == 0) | np.isclose(y, 0.5)))
+        kiln.manual_seed(6)
+        np.testing.assert_array_equal(
+            kiln.F.scaled_dot_product_attention(q, kiln.zeros(2, 4, 5), v, dropout_p=0.5).numpy(), y)
+
     def test_attention_errors_name_the_op(self):
         q = kiln.ones(2, 4, 3)
         with self.assertRaisesRegex(kiln.ShapeMismatch, "scaled_dot_product_attention.*same last dim E"):
             kiln.F.scaled_dot_product_attention(q, kiln.ones(2, 4, 5), kiln.ones(2, 4, 3))
+        with self.assertRaisesRegex(kiln.InvalidArgument, r"dropout_p must be in \[0, 1\), got 1.5"):
+            kiln.F.scaled_dot_product_attention(q, q, q, dropout_p=1.5)
 
 
 class Layers(unittest.TestCase):

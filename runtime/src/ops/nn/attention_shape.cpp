@@ -57,10 +57,10 @@ AttentionShape attention_shape(const OpDef& op, const Attrs& attrs, const Tensor
              to_string(k), " must have the same last dim E");
   KILN_CHECK(k[r - 2] == v[r - 2], Status::shape_mismatch, "op '", op.name, "': key ", to_string(k), " and value ",
              to_string(v), " must have the same number of positions S");
-  const double dropout = op.attr_real(attrs, "dropout_p");
-  KILN_CHECK(dropout == 0.0, Status::unsupported, "op '", op.name, "': dropout_p must be 0, got ", dropout,
-             "; apply dropout to the attention weights by composing matmul, softmax and dropout instead");
   AttentionShape s;
+  s.dropout = op.attr_real(attrs, "dropout_p");
+  KILN_CHECK(s.dropout >= 0.0 && s.dropout < 1.0, Status::invalid_argument, "op '", op.name,
+             "': dropout_p must be in [0, 1), got ", s.dropout);
   s.batch = leading_dims(q).numel();
   s.l = q[r - 2], s.s = k[r - 2], s.e = q[r - 1], s.ev = v[r - 1];
   const double scale = op.attr_real(attrs, "scale");

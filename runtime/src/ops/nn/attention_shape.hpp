@@ -6,7 +6,8 @@
 // floating mask (query's dtype) is added to the scores. is_causal keeps
 // key j for query i where j <= i. scale NaN (the default) stands for
 // PyTorch's scale=None, 1/sqrt(E); any other value is used as it is, 0
-// included.
+// included. dropout_p in [0, 1) drops each attention weight with that
+// probability and scales the kept ones by 1 / (1 - dropout_p).
 #pragma once
 
 #include <vector>
@@ -19,7 +20,8 @@ enum class AttentionMask : uint8_t { none, keep, add };  // absent, bool, floati
 
 struct AttentionShape {
   int64_t batch, l, s, e, ev;
-  double scale;  // the attribute, or 1/sqrt(E) when it is NaN
+  double scale;    // the attribute, or 1/sqrt(E) when it is NaN
+  double dropout;  // dropout_p
   bool causal;
   AttentionMask mask;
   // Where the mask element of (batch b, query i, key j) lies in the dense

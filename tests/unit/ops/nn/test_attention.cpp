@@ -245,8 +245,10 @@ TEST_CASE("scaled_dot_product_attention rejects arguments that do not fit", "[nn
   require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3}), rt.full({4, 5}, 1.0, DType::boolean)},
                      {{"is_causal", true}}),
                 Status::invalid_argument, {name, "either attn_mask or is_causal"});
-  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", 0.1}}), Status::unsupported,
-                {name, "dropout_p must be 0, got 0.1"});
+  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", 1.0}}), Status::invalid_argument,
+                {name, "dropout_p must be in [0, 1), got 1"});
+  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", -0.25}}), Status::invalid_argument,
+                {name, "dropout_p must be in [0, 1), got -0.25"});
   require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"scale", std::numeric_limits<double>::infinity()}}),
                 Status::invalid_argument, {name, "scale must be finite (or NaN, the default, for 1/sqrt(E)), got inf"});
   require_error(call({t({2, 4, 3}), rt.full({2, 5, 3}, 1.0), t({2, 5, 3})}, {}), Status::dtype_mismatch,
