@@ -28,7 +28,7 @@ const kiln_attr_spec kl_rnn_config[KL_RNN_N_CONFIG] = {
                               "each layer also runs from the last step to the first; outputs are twice as wide"},
     [KL_RNN_PROJ_SIZE] = {{"proj_size", KILN_ATTR_INT, {.i = 0}},
                           0,
-                          "LSTM: h projected to this width by weight_hr, 0 < proj_size < hidden_size; 0: none"},
+                          "h projected to this width by weight_hr, 0 < proj_size < hidden_size; 0: none"},
 };
 
 static const char* const op_names[KL_RNN_N_OPS] = {
