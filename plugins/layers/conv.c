@@ -34,7 +34,7 @@ static const kiln_attr_spec transposed_config[N_TRANSPOSED_CONFIG] = {
     CONV_CONFIG_TAIL,
     [OUTPUT_PADDING] = {{"output_padding", KILN_ATTR_INTS, {.ints = {kl_zero, 1}}},
                         0,
-                        "added to one side of the output size: [p] or [ph, pw], smaller than stride"},
+                        "added to one side of the output size: [p] or [ph, pw], smaller than stride or dilation"},
 };
 
 /* What tells the three layers apart. */
@@ -90,14 +90,20 @@ static kiln_status check_one_value(const conv_kind* kind, const kiln_attr* confi
   return KILN_OK;
 }
 
+/* Each of output_padding's values must be below the stride or the dilation
+ * of its dimension, as in PyTorch. */
 static kiln_status read_output_padding(conv_state* s, const kiln_attr* entry) {
   const kiln_status st = kl_read_pair(s->kind->layer, entry, 0, 0, s->output_padding);
+  int i;
   if (st != KILN_OK) return st;
-  if (s->output_padding[0] < s->g.stride[0] && s->output_padding[1] < s->g.stride[1]) return KILN_OK;
-  return kl_fail(KILN_ERR_INVALID_ARGUMENT,
-                 "%s: output_padding [%lld, %lld] must be smaller than stride [%lld, %lld]", s->kind->layer,
-                 (long long)s->output_padding[0], (long long)s->output_padding[1], (long long)s->g.stride[0],
-                 (long long)s->g.stride[1]);
+  for (i = 0; i < 2; ++i)
+    if (s->output_padding[i] >= s->g.stride[i] && s->output_padding[i] >= s->g.dilation[i])
+      return kl_fail(KILN_ERR_INVALID_ARGUMENT,
+                     "%s: output_padding [%lld, %lld] must be smaller than stride [%lld, %lld] or dilation [%lld, %lld]",
+                     s->kind->layer, (long long)s->output_padding[0], (long long)s->output_padding[1],
+                     (long long)s->g.stride[0], (long long)s->g.stride[1], (long long)s->g.dilation[0],
+                     (long long)s->g.dilation[1]);
+  return KILN_OK;
 }
 
 /* The weight ([out, in / groups, k...], or [in, out / groups, k...] when

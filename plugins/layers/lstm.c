@@ -1,15 +1,14 @@
 /* LSTM(input_size, hidden_size, num_layers = 1, bias = true,
- * batch_first = false, dropout = 0, bidirectional = false):
+ * batch_first = false, dropout = 0, bidirectional = false, proj_size = 0):
  * torch.nn.LSTM's layer, its parameters and gate order (shapes, names and
  * the forward's inputs and outputs in rnn.h). One step, with the gates
  * i, f, g, o stacked in this order in the weights' rows:
  *
  *   i, f, g, o = x W_ih^T + b_ih + h W_hh^T + b_hh   (cut into 4 blocks of H)
  *   c' = sigmoid(f) * c + sigmoid(i) * tanh(g)
- *   h' = sigmoid(o) * tanh(c')
+ *   h' = sigmoid(o) * tanh(c')             (h' W_hr^T with proj_size)
  *
- * Forward: (input) or (input, h0, c0); outputs (output, h_n, c_n). Not
- * supported: PyTorch's proj_size. */
+ * Forward: (input) or (input, h0, c0); outputs (output, h_n, c_n). */
 #include "host.h"
 #include "layers.h"
 #include "rnn.h"
@@ -33,6 +32,7 @@ static kiln_status lstm_step(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weig
   KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_ADD, kept, added, &c));
   KL_TRY(kl_rnn_unary(s, rnn, KL_RNN_OP_TANH, c, &h));
   KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_MUL, g[O], h, &h));
+  if (w->w_hr) KL_TRY(kl_rnn_binary(s, rnn, KL_RNN_OP_LINEAR, h, w->w_hr, &h));
   state[0] = h;
   state[1] = c;
 done:
@@ -41,6 +41,6 @@ done:
 
 static const char* const state_names[] = {"h0", "c0"};
 
-static const kl_rnn_cell lstm_cell = {"LSTM", 4, 2, state_names, lstm_step};
+static const kl_rnn_cell lstm_cell = {"LSTM", 4, 2, state_names, KL_RNN_N_CONFIG, lstm_step};
 
 kiln_status kl_register_lstm(kiln_registrar* registrar) { return kl_rnn_register(registrar, &lstm_cell); }

@@ -25,7 +25,10 @@ const kiln_attr_spec kl_rnn_config[KL_RNN_N_CONFIG] = {
                         "dropout on the outputs of every layer but the last, in train mode, in [0, 1)"},
     [KL_RNN_BIDIRECTIONAL] = {{"bidirectional", KILN_ATTR_BOOL, {.b = 0}},
                               0,
-                              "each layer also runs from the last step to the first; outputs are 2 H wide"},
+                              "each layer also runs from the last step to the first; outputs are twice as wide"},
+    [KL_RNN_PROJ_SIZE] = {{"proj_size", KILN_ATTR_INT, {.i = 0}},
+                          0,
+                          "h projected to this width by weight_hr, 0 < proj_size < hidden_size; 0: none"},
 };
 
 static const char* const op_names[KL_RNN_N_OPS] = {
@@ -53,6 +56,7 @@ static void rnn_destroy(void* state) {
       kl_host.tensor_release(r->weights[i].w_hh);
       kl_host.tensor_release(r->weights[i].b_ih);
       kl_host.tensor_release(r->weights[i].b_hh);
+      kl_host.tensor_release(r->weights[i].w_hr);
     }
   }
   free(r->weights);
@@ -68,15 +72,18 @@ static kiln_status add_weight(kiln_layer_init* init, const kl_rnn* r, const char
   return kl_add_parameter(init, name, KL_INIT_KAIMING_UNIFORM, shape, rank, r->hidden_size, r->hidden_size, out);
 }
 
+int64_t kl_rnn_h_size(const kl_rnn* rnn) { return rnn->proj_size ? rnn->proj_size : rnn->hidden_size; }
+
 /* In PyTorch's order: for each layer and direction, weight_ih, weight_hh,
- * bias_ih, bias_hh. */
+ * bias_ih, bias_hh, weight_hr. */
 static kiln_status add_parameters(kl_rnn* r, kiln_layer_init* init, int bias) {
-  const int64_t h = r->hidden_size, rows = r->cell->gates * h;
+  const int64_t p = kl_rnn_h_size(r), rows = r->cell->gates * r->hidden_size;
+  const int64_t hr_shape[2] = {r->proj_size, r->hidden_size};
   int64_t layer, dir;
   kiln_status st = KILN_OK;
   for (layer = 0; st == KILN_OK && layer < r->num_layers; ++layer) {
-    const int64_t ih_shape[2] = {rows, layer == 0 ? r->input_size : r->directions * h};
-    const int64_t hh_shape[2] = {rows, h};
+    const int64_t ih_shape[2] = {rows, layer == 0 ? r->input_size : r->directions * p};
+    const int64_t hh_shape[2] = {rows, p};
     for (dir = 0; st == KILN_OK && dir < r->directions; ++dir) {
       kl_rnn_weights* w = &r->weights[layer * r->directions + dir];
       const char* suffix = dir ? "_reverse" : "";
@@ -84,17 +91,29 @@ static kiln_status add_parameters(kl_rnn* r, kiln_layer_init* init, int bias) {
       if (st == KILN_OK) st = add_weight(init, r, "weight_hh", layer, suffix, hh_shape, 2, &w->w_hh);
       if (st == KILN_OK && bias) st = add_weight(init, r, "bias_ih", layer, suffix, &rows, 1, &w->b_ih);
       if (st == KILN_OK && bias) st = add_weight(init, r, "bias_hh", layer, suffix, &rows, 1, &w->b_hh);
+      if (st == KILN_OK && r->proj_size) st = add_weight(init, r, "weight_hr", layer, suffix, hr_shape, 2, &w->w_hr);
     }
   }
   return st;
 }
 
-static kiln_status check_config(const char* layer, const kiln_attr* cfg) {
+/* proj_size, where the cell takes it: 0 (none) or in [1, hidden_size). */
+static kiln_status check_proj_size(const char* layer, const kiln_attr* cfg, size_t n_config) {
+  kiln_status st;
+  if (n_config <= KL_RNN_PROJ_SIZE) return KILN_OK;
+  if ((st = kl_check_int_min(layer, &cfg[KL_RNN_PROJ_SIZE], 0)) != KILN_OK) return st;
+  if (cfg[KL_RNN_PROJ_SIZE].value.i < cfg[KL_RNN_HIDDEN_SIZE].value.i) return KILN_OK;
+  return kl_fail(KILN_ERR_INVALID_ARGUMENT, "%s: proj_size must be smaller than hidden_size = %lld, got %lld", layer,
+                 (long long)cfg[KL_RNN_HIDDEN_SIZE].value.i, (long long)cfg[KL_RNN_PROJ_SIZE].value.i);
+}
+
+static kiln_status check_config(const char* layer, const kiln_attr* cfg, size_t n_config) {
   kiln_status st;
   if ((st = kl_check_int_min(layer, &cfg[KL_RNN_INPUT_SIZE], 1)) != KILN_OK) return st;
   if ((st = kl_check_int_min(layer, &cfg[KL_RNN_HIDDEN_SIZE], 1)) != KILN_OK) return st;
   if ((st = kl_check_int_min(layer, &cfg[KL_RNN_NUM_LAYERS], 1)) != KILN_OK) return st;
-  return kl_check_float_range(layer, &cfg[KL_RNN_DROPOUT], 0.0, 1.0, 1);
+  if ((st = kl_check_float_range(layer, &cfg[KL_RNN_DROPOUT], 0.0, 1.0, 1)) != KILN_OK) return st;
+  return check_proj_size(layer, cfg, n_config);
 }
 
 static kiln_status rnn_create(void* cell, kiln_layer_init* init, const kiln_attr* cfg, size_t n_config, void** state) {
@@ -103,8 +122,7 @@ static kiln_status rnn_create(void* cell, kiln_layer_init* init, const kiln_attr
   kl_rnn* r;
   int i;
   kiln_status st;
-  (void)n_config;
-  if ((st = check_config(c->name, cfg)) != KILN_OK) return st;
+  if ((st = check_config(c->name, cfg, n_config)) != KILN_OK) return st;
   r = calloc(1, sizeof *r);
   if (!r) return kl_fail(KILN_ERR_OUT_OF_MEMORY, "%s: no memory for its state", c->name);
   r->cell = c;
@@ -114,6 +132,7 @@ static kiln_status rnn_create(void* cell, kiln_layer_init* init, const kiln_attr
   r->directions = cfg[KL_RNN_BIDIRECTIONAL].value.b ? 2 : 1;
   r->batch_first = cfg[KL_RNN_BATCH_FIRST].value.b;
   r->dropout = cfg[KL_RNN_DROPOUT].value.f;
+  r->proj_size = n_config > KL_RNN_PROJ_SIZE ? cfg[KL_RNN_PROJ_SIZE].value.i : 0;
   r->weights = calloc((size_t)(r->num_layers * r->directions), sizeof *r->weights);
   st = r->weights ? KILN_OK
                   : kl_fail(KILN_ERR_OUT_OF_MEMORY, "%s: no memory for %lld layers' weights", c->name,
@@ -132,7 +151,7 @@ kiln_status kl_rnn_register(kiln_registrar* registrar, const kl_rnn_cell* cell) 
   const kiln_layer_type type = {.size = sizeof(kiln_layer_type),
                                 .name = cell->name,
                                 .config = kl_rnn_config,
-                                .n_config = KL_RNN_N_CONFIG,
+                                .n_config = cell->n_config,
                                 .user = (void*)cell,
                                 .create = rnn_create,
                                 .forward = kl_rnn_forward,

@@ -5,18 +5,21 @@
  * blocks in the weights, the state tensors it carries and one time step.
  *
  * Shapes, with T the sequence length, N the batch, D = 2 when bidirectional
- * (else 1), L = num_layers, H = hidden_size, G the gate blocks:
+ * (else 1), L = num_layers, H = hidden_size, G the gate blocks, and P the
+ * width of h: LSTM's proj_size when it is set (0 < P < H), else H:
  *
  *   input      [T, N, input_size] ([N, T, input_size] with batch_first), or
  *              [T, input_size] unbatched
- *   each state [L * D, N, H] ([L * D, H] unbatched), in the order
+ *   h0, h_n    [L * D, N, P] ([L * D, P] unbatched), in the order
  *              (layer 0 forward, layer 0 reverse, layer 1 forward, ...)
- *   output     [T, N, D * H] ([N, T, D * H] with batch_first): the last
+ *   c0, c_n    [L * D, N, H] (LSTM), likewise
+ *   output     [T, N, D * P] ([N, T, D * P] with batch_first): the last
  *              layer's h at every step, the reverse direction's second
  *
  * Parameters of layer k (the suffix "_reverse" for the reverse direction):
- * weight_ih_l{k} [G H, input_size] (D H for k > 0), weight_hh_l{k} [G H, H],
- * bias_ih_l{k} and bias_hh_l{k} [G H], all U(-1/sqrt(H), 1/sqrt(H)).
+ * weight_ih_l{k} [G H, input_size] (D P for k > 0), weight_hh_l{k} [G H, P],
+ * bias_ih_l{k} and bias_hh_l{k} [G H], and with proj_size weight_hr_l{k}
+ * [P, H] (h = weight_hr (o * tanh(c))), all U(-1/sqrt(H), 1/sqrt(H)).
  *
  * The forward projects a whole layer's input through weight_ih in one
  * product, then runs one step per position with the hidden product of that
@@ -47,9 +50,10 @@ enum {
   KL_RNN_N_OPS
 };
 
-/* One layer and direction's parameters; the biases are NULL without bias. */
+/* One layer and direction's parameters; the biases are NULL without bias,
+ * w_hr without proj_size. */
 typedef struct kl_rnn_weights {
-  kiln_tensor *w_ih, *w_hh, *b_ih, *b_hh;
+  kiln_tensor *w_ih, *w_hh, *b_ih, *b_hh, *w_hr;
 } kl_rnn_weights;
 
 typedef struct kl_rnn kl_rnn;
@@ -59,9 +63,10 @@ typedef struct kl_rnn_cell {
   int gates;                      /* G: gate blocks stacked in the weights' rows */
   int n_states;                   /* 2 for LSTM (h, c), 1 for GRU (h); h comes first */
   const char* const* state_names; /* "h0", "c0": the forward's inputs after the first */
+  size_t n_config;                /* its configuration: kl_rnn_config's first n_config entries */
   /* One time step: x_proj [1, N, G H] is x_t W_ih^T + b_ih; state[0 ..
-   * n_states) hold the states [1, N, H] before the step and receive them
-   * after it. Every tensor made is kept in `s`. */
+   * n_states) hold the states ([1, N, P] for h, [1, N, H] for c) before
+   * the step and receive them after it. Every tensor made is kept in `s`. */
   kiln_status (*step)(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weights* w, kiln_tensor* x_proj,
                       kiln_tensor** state);
 } kl_rnn_cell;
@@ -69,13 +74,15 @@ typedef struct kl_rnn_cell {
 struct kl_rnn {
   const kl_rnn_cell* cell;
   int64_t input_size, hidden_size, num_layers, directions;
+  int64_t proj_size; /* 0: none */
   int batch_first;
   double dropout;
   const kiln_op* ops[KL_RNN_N_OPS];
   kl_rnn_weights* weights; /* num_layers * directions, layer by layer, forward first */
 };
 
-/* The configuration entries, PyTorch's arguments with its defaults. */
+/* The configuration entries, PyTorch's arguments with its defaults; GRU
+ * takes those before proj_size, LSTM all. */
 enum {
   KL_RNN_INPUT_SIZE,
   KL_RNN_HIDDEN_SIZE,
@@ -84,9 +91,13 @@ enum {
   KL_RNN_BATCH_FIRST,
   KL_RNN_DROPOUT,
   KL_RNN_BIDIRECTIONAL,
+  KL_RNN_PROJ_SIZE,
   KL_RNN_N_CONFIG
 };
 extern const kiln_attr_spec kl_rnn_config[KL_RNN_N_CONFIG];
+
+/* P: the width of h, proj_size when set, else hidden_size. */
+int64_t kl_rnn_h_size(const kl_rnn* rnn);
 
 /* Registers a layer type of `cell`'s name running `cell`. */
 kiln_status kl_rnn_register(kiln_registrar* registrar, const kl_rnn_cell* cell);

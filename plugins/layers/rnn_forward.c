@@ -17,8 +17,8 @@ typedef struct rnn_run {
   int training;
   int unbatched;                            /* the caller gave [T, features] */
   int64_t steps, batch;                     /* T, N */
-  kiln_tensor* zeros;                       /* [1, N, H]: the state nobody gave */
-  kiln_tensor** initial[KL_RNN_MAX_STATES]; /* per state, L * D pieces [1, N, H]; NULL: zeros */
+  kiln_tensor* zeros[KL_RNN_MAX_STATES];    /* [1, N, P] and [1, N, H]: the states nobody gave */
+  kiln_tensor** initial[KL_RNN_MAX_STATES]; /* per state, L * D pieces [1, N, width]; NULL: zeros */
   kiln_tensor** finals;                     /* state i of layer/direction j at [i * L * D + j] */
   kiln_tensor** pieces;                     /* T: one direction's input projections */
   kiln_tensor** hs;                         /* T: one direction's h at each step */
@@ -26,6 +26,9 @@ typedef struct rnn_run {
 } rnn_run;
 
 static int64_t stacks(const kl_rnn* r) { return r->num_layers * r->directions; }
+
+/* The width of state i: P for h, H for LSTM's c. */
+static int64_t state_width(const kl_rnn* r, int i) { return i == 0 ? kl_rnn_h_size(r) : r->hidden_size; }
 
 static kiln_status check_arity(const kl_rnn* r, const kiln_layer_call* call) {
   const int n = r->cell->n_states;
@@ -99,27 +102,26 @@ static kiln_status time_major_input(rnn_run* u, kiln_tensor* x, kiln_tensor** ou
   return kl_call(&u->s, r->ops[KL_RNN_OP_TRANSPOSE], &x, 1, attrs, 2, out);
 }
 
-/* A given state [L * D, N, H] ([L * D, H] unbatched) cut into its L * D
- * pieces [1, N, H]. */
+/* A given state [L * D, N, width] ([L * D, width] unbatched) cut into its
+ * L * D pieces [1, N, width]. */
 static kiln_status split_state(rnn_run* u, int index, kiln_tensor* state) {
   const kl_rnn* r = u->r;
-  const int64_t ld = stacks(r);
+  const int64_t ld = stacks(r), width = state_width(r, index);
   kiln_tensor_desc d;
   kiln_attr attrs[2];
   const int rank = u->unbatched ? 2 : 3;
   kiln_status st = kl_host.tensor_describe(state, &d);
   if (st != KILN_OK) return st;
-  if (d.rank != rank || d.dims[0] != ld || d.dims[rank - 1] != r->hidden_size ||
-      (!u->unbatched && d.dims[1] != u->batch)) {
+  if (d.rank != rank || d.dims[0] != ld || d.dims[rank - 1] != width || (!u->unbatched && d.dims[1] != u->batch)) {
     char want[96];
     if (u->unbatched)
-      snprintf(want, sizeof want, "[%lld, %lld] for an unbatched input", (long long)ld, (long long)r->hidden_size);
+      snprintf(want, sizeof want, "[%lld, %lld] for an unbatched input", (long long)ld, (long long)width);
     else
-      snprintf(want, sizeof want, "[%lld, %lld, %lld]", (long long)ld, (long long)u->batch, (long long)r->hidden_size);
+      snprintf(want, sizeof want, "[%lld, %lld, %lld]", (long long)ld, (long long)u->batch, (long long)width);
     return kl_fail(KILN_ERR_SHAPE_MISMATCH,
-                   "%s: %s must be [num_layers * directions, N, hidden_size] = %s, got rank %d [%lld, %lld, ...]",
-                   r->cell->name, r->cell->state_names[index], want, d.rank, (long long)d.dims[0],
-                   (long long)(d.rank > 1 ? d.dims[1] : 0));
+                   "%s: %s must be [num_layers * directions, N, %s] = %s, got rank %d [%lld, %lld, ...]",
+                   r->cell->name, r->cell->state_names[index], index == 0 && r->proj_size ? "proj_size" : "hidden_size",
+                   want, d.rank, (long long)d.dims[0], (long long)(d.rank > 1 ? d.dims[1] : 0));
   }
   if (u->unbatched) {
     attrs[0] = kiln_attr_int("dim", 1);
@@ -131,20 +133,23 @@ static kiln_status split_state(rnn_run* u, int index, kiln_tensor* state) {
   return kl_call_n(&u->s, r->ops[KL_RNN_OP_CHUNK], &state, 1, attrs, 2, u->initial[index], (size_t)ld);
 }
 
-/* [1, N, H] zeros in the dtype and on the device of x. */
+/* Each state's zeros [1, N, width] in the dtype and on the device of x. */
 static kiln_status make_zeros(rnn_run* u, kiln_tensor* x) {
-  const int64_t shape[3] = {1, u->batch, u->r->hidden_size};
   kiln_tensor_desc d;
   kiln_device_type device;
-  int index = 0;
+  int index = 0, i;
   kiln_status st = kl_host.tensor_describe(x, &d);
   if (st == KILN_OK) st = kl_host.tensor_device(x, &device, &index);
-  if (st == KILN_OK) st = kl_host.tensor_full(u->s.runtime, shape, 3, 0.0, d.dtype, device, index, &u->zeros);
-  return st == KILN_OK ? kl_scratch_keep(&u->s, u->zeros) : st;
+  for (i = 0; st == KILN_OK && i < u->r->cell->n_states; ++i) {
+    const int64_t shape[3] = {1, u->batch, state_width(u->r, i)};
+    st = kl_host.tensor_full(u->s.runtime, shape, 3, 0.0, d.dtype, device, index, &u->zeros[i]);
+    if (st == KILN_OK) st = kl_scratch_keep(&u->s, u->zeros[i]);
+  }
+  return st;
 }
 
 /* Layer/direction j over x [T, N, F]: its h at every step, concatenated in
- * time order into *out [T, N, H]; its final states go to finals. */
+ * time order into *out [T, N, P]; its final states go to finals. */
 static kiln_status run_direction(rnn_run* u, int64_t j, int reverse, kiln_tensor* x, kiln_tensor** out) {
   const kl_rnn* r = u->r;
   const kl_rnn_weights* w = &r->weights[j];
@@ -155,7 +160,7 @@ static kiln_status run_direction(rnn_run* u, int64_t j, int reverse, kiln_tensor
   int64_t k;
   int i;
   kiln_status st;
-  for (i = 0; i < n_states; ++i) state[i] = u->initial[i] ? u->initial[i][j] : u->zeros;
+  for (i = 0; i < n_states; ++i) state[i] = u->initial[i] ? u->initial[i][j] : u->zeros[i];
   inputs[0] = x;
   inputs[1] = w->w_ih;
   inputs[2] = w->b_ih;
@@ -176,7 +181,7 @@ static kiln_status run_direction(rnn_run* u, int64_t j, int reverse, kiln_tensor
   return kl_call(&u->s, r->ops[KL_RNN_OP_CONCAT], u->hs, (size_t)u->steps, attrs, 1, out);
 }
 
-/* Every layer over x [T, N, input_size]: the last one's outputs [T, N, D H]. */
+/* Every layer over x [T, N, input_size]: the last one's outputs [T, N, D P]. */
 static kiln_status run_layers(rnn_run* u, kiln_tensor* x, kiln_tensor** out) {
   const kl_rnn* r = u->r;
   const kiln_attr last_dim = kiln_attr_int("dim", -1);
@@ -197,8 +202,8 @@ static kiln_status run_layers(rnn_run* u, kiln_tensor* x, kiln_tensor** out) {
   return st;
 }
 
-/* y [T, N, D H] in the caller's layout: [N, T, D H] (dense) with
- * batch_first, [T, D H] unbatched. */
+/* y [T, N, D P] in the caller's layout: [N, T, D P] (dense) with
+ * batch_first, [T, D P] unbatched. */
 static kiln_status caller_output(rnn_run* u, kiln_tensor* y, kiln_tensor** out) {
   const kl_rnn* r = u->r;
   kiln_attr attrs[2];
@@ -218,7 +223,7 @@ static kiln_status caller_output(rnn_run* u, kiln_tensor* y, kiln_tensor** out) 
   return st == KILN_OK ? kl_rnn_unary(&u->s, r, KL_RNN_OP_COPY, y, out) : st;
 }
 
-/* State i of every layer and direction, [L * D, N, H] ([L * D, H] unbatched). */
+/* State i of every layer and direction, [L * D, N, width] ([L * D, width] unbatched). */
 static kiln_status final_state(rnn_run* u, int i, kiln_tensor** out) {
   const kl_rnn* r = u->r;
   const int64_t dim = 1;

@@ -47,6 +47,11 @@ TEST_CASE("conv_transpose2d on cuda:0 matches the CPU forward and backward", "[g
                       {{2, 3, 5, 4}, {3, 4, 3, 3}, {4}}, dtype, tolerance_for(dtype));
     check_against_cpu(rt, op_with("conv_transpose2d", {{"groups", 2}, {"dilation", Dims{2, 1}}}),
                       {{1, 4, 4, 4}, {4, 3, 2, 3}}, dtype, tolerance_for(dtype));
+    // output_padding at the stride, below the dilation.
+    check_against_cpu(rt,
+                      op_with("conv_transpose2d",
+                              {{"padding", Dims{1, 0}}, {"output_padding", Dims{1, 1}}, {"dilation", Dims{2, 2}}}),
+                      {{2, 3, 4, 5}, {3, 2, 3, 3}, {2}}, dtype, tolerance_for(dtype));
   }
 }
 
@@ -58,8 +63,19 @@ TEST_CASE("scaled_dot_product_attention on cuda:0 matches the CPU forward and ba
                       dtype, tolerance_for(dtype));
     check_against_cpu(rt, op_with("scaled_dot_product_attention", {{"is_causal", true}, {"scale", 0.3}}),
                       {{2, 6, 4}, {2, 6, 4}, {2, 6, 4}}, dtype, tolerance_for(dtype));
-    // A floating mask, which receives no gradient.
+    // An explicit scale 0 is used as it is: uniform weights.
+    check_against_cpu(rt, op_with("scaled_dot_product_attention", {{"scale", 0.0}}),
+                      {{2, 4, 3}, {2, 5, 3}, {2, 5, 2}}, dtype, tolerance_for(dtype));
+    // Dropout: one seed draws the same mask on both devices (the same
+    // Philox words), with a floating mask and its gradient.
+    const OpsFn base = op_with("scaled_dot_product_attention", {{"dropout_p", 0.3}});
+    const OpsFn seeded = [base](Runtime& r, const std::vector<Tensor>& in) {
+      r.manual_seed(17);
+      return base(r, in);
+    };
+    check_against_cpu(rt, seeded, {{2, 3, 5, 8}, {2, 3, 7, 8}, {2, 3, 7, 4}, {3, 1, 7}}, dtype, tolerance_for(dtype));
+    // A floating mask, broadcast over the batch, and its gradient.
     check_against_cpu(rt, op_with("scaled_dot_product_attention", {}), {{2, 4, 3}, {2, 5, 3}, {2, 5, 2}, {4, 5}},
-                      dtype, tolerance_for(dtype), {0, 1, 2});
+                      dtype, tolerance_for(dtype));
   }
 }

@@ -22,10 +22,25 @@ local q = kiln.zeros(1, 3, 2)
 local v = kiln.tensor({{{1, 10}, {2, 20}, {6, 60}}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v), {{{3, 30}, {3, 30}, {3, 30}}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v, nil, {is_causal = true}), {{{1, 10}, {1.5, 15}, {3, 30}}})
+-- scale left out is 1/sqrt(E); an explicit 0 is used as it is, which makes
+-- every score 0 and so averages the values whatever the queries.
+local qs = kiln.tensor({{{1, 0}, {0, 2}, {3, 1}}})
+expect.tensor(F.scaled_dot_product_attention(qs, qs, v, nil, {scale = 0}), {{{3, 30}, {3, 30}, {3, 30}}})
 local keep = kiln.tensor({{true, false, true}, {true, true, false}, {false, false, true}})
 expect.tensor(F.scaled_dot_product_attention(q, q, v, keep), {{{3.5, 35}, {1.5, 15}, {6, 60}}})
-expect.error(function() return F.scaled_dot_product_attention(q, q, v, nil, {dropout_p = 0.5}) end,
-             "dropout_p must be 0")
+expect.error(function() return F.scaled_dot_product_attention(q, q, v, nil, {dropout_p = 1}) end,
+             "dropout_p must be in [0, 1), got 1")
+-- Dropout on the weights (1/3 each): with the identity for value, each
+-- output element is 0 (dropped) or 2/3 (kept, scaled by 1 / (1 - 0.5));
+-- one seed draws one mask.
+local eye = kiln.tensor({{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}})
+kiln.manual_seed(4)
+local dropped = F.scaled_dot_product_attention(q, q, eye, nil, {dropout_p = 0.5}):totable()
+for _, row in ipairs(dropped[1]) do
+  for _, x in ipairs(row) do assert(x == 0 or math.abs(x - 2 / 3) < 1e-6, "a dropped attention weight: " .. x) end
+end
+kiln.manual_seed(4)
+expect.tensor(F.scaled_dot_product_attention(q, q, eye, nil, {dropout_p = 0.5}), dropped)
 
 -- Gradients through the fused kernel, in f64.
 local qa = kiln.tensor({{0.1, -0.3}, {0.5, 0.2}}, {dtype = "f64", requires_grad = true})
@@ -35,6 +50,12 @@ expect.gradients(function(a, b, c)
   local y = F.scaled_dot_product_attention(a, b, c)
   return (y * y):sum()
 end, {qa, ka, va})
+-- A floating mask is differentiable too; this one is broadcast over the queries.
+local ma = kiln.tensor({{0.2, -0.4, 0.1}}, {dtype = "f64", requires_grad = true})
+expect.gradients(function(a, b, c, m)
+  local y = F.scaled_dot_product_attention(a, b, c, m)
+  return (y * y):sum()
+end, {qa, ka, va, ma})
 
 -- The layers, with PyTorch's positional arguments and parameter shapes.
 local conv1 = kiln.nn.Conv1d(2, 4, 3, {padding = 1})
@@ -50,4 +71,7 @@ expect.shape(deconv:named_parameters()[1][2], {4, 2, 3, 3})
 expect.error(function() return kiln.nn.Conv1d{in_channels = 2, out_channels = 4, kernel_size = {3, 3}} end, "Conv1d",
              "kernel_size takes 1 value")
 expect.error(function() return kiln.nn.ConvTranspose2d(2, 4, 3, {output_padding = 1}) end,
-             "output_padding [1, 1] must be smaller than stride [1, 1]")
+             "output_padding [1, 1] must be smaller than stride [1, 1] or dilation [1, 1]")
+-- Below the dilation is enough: stride 1, dilation 2 takes output_padding 1,
+-- one more row and column than without: (5 - 1) + 2 * (3 - 1) + 1 + 1.
+expect.values(kiln.nn.ConvTranspose2d(4, 2, 3, {dilation = 2, output_padding = 1}):build{1, 4, 5, 5}, {1, 2, 10, 10})

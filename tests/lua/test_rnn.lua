@@ -103,9 +103,22 @@ for _, pair in ipairs(lstm:named_parameters()) do
   expect.shape(pair[2].grad, pair[2]:shape())
 end
 
+-- proj_size: h (each output feature, h0, h_n) is projected to 2 wide, c
+-- stays hidden_size; weight_hr_l0 [2, 4] follows the biases.
+local projected = kiln.nn.LSTM{input_size = 3, hidden_size = 4, proj_size = 2, bidirectional = true}
+local py, ph, pc = projected(kiln.randn(5, 2, 3), kiln.randn(2, 2, 2), kiln.randn(2, 2, 4))
+expect.shape(py, {5, 2, 4})
+expect.shape(ph, {2, 2, 2})
+expect.shape(pc, {2, 2, 4})
+local pnames = projected:named_parameters()
+assert(pnames[5][1] == "weight_hr_l0", pnames[5][1])
+expect.shape(pnames[5][2], {2, 4})
+expect.shape(pnames[2][2], {16, 2})
+
 -- Errors name the layer and what was expected.
 expect.error(function() kiln.nn.LSTM{input_size = 3} end, "hidden_size")
 expect.error(function() kiln.nn.GRU(3, 4, {dropout = 1.5}) end, "dropout must be in [0, 1)")
+expect.error(function() kiln.nn.LSTM(3, 4, {proj_size = 4}) end, "proj_size must be smaller than hidden_size = 4")
 expect.error(function() lstm(kiln.randn(2, 5, 7)) end, "input_size = 3")
 expect.error(function() gru(kiln.randn(2, 1, 2), kiln.randn(2, 1, 3)) end, "h0 must be")
 expect.error(function() cell(kiln.randn(2, 1, 2), kiln.randn(1, 1, 3)) end,

@@ -32,8 +32,8 @@ def conv_transpose2d_numpy(x, w, b, stride):
     return y + b[None, :, None, None]
 
 
-def attention_numpy(q, k, v, keep=None, causal=False):
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+def attention_numpy(q, k, v, keep=None, causal=False, scale=None):
+    scores = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if causal:
         keep = np.tril(np.ones(scores.shape[-2:], bool))
     if keep is not None:
@@ -67,11 +67,29 @@ class Ops(unittest.TestCase):
                                    attention_numpy(q, k, v, keep), rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(kiln.F.scaled_dot_product_attention(*t[:3], None, is_causal=True).numpy(),
                                    attention_numpy(q, k, v, causal=True), rtol=1e-10, atol=1e-12)
+        # scale=None (left out) is 1/sqrt(E); any given value is used as it is, 0 included.
+        for scale in (None, 0.0, 0.25):
+            np.testing.assert_allclose(kiln.F.scaled_dot_product_attention(*t, scale=scale).numpy(),
+                                       attention_numpy(q, k, v, scale=scale), rtol=1e-10, atol=1e-12)
+
+    def test_attention_dropout(self):
+        # Equal scores give each of the 4 keys 1/4; with p = 0.5 a kept one is
+        # worth 1/2, so value = the identity shows which were kept. One output,
+        # as in PyTorch; the seed decides the mask.
+        q, v = kiln.zeros(2, 3, 5), kiln.tensor(np.broadcast_to(np.eye(4, dtype=np.float32), (2, 4, 4)).copy())
+        kiln.manual_seed(6)
+        y = kiln.F.scaled_dot_product_attention(q, kiln.zeros(2, 4, 5), v, dropout_p=0.5).numpy()
+        self.assertTrue(np.all((y == 0) | np.isclose(y, 0.5)))
+        kiln.manual_seed(6)
+        np.testing.assert_array_equal(
+            kiln.F.scaled_dot_product_attention(q, kiln.zeros(2, 4, 5), v, dropout_p=0.5).numpy(), y)
 
     def test_attention_errors_name_the_op(self):
         q = kiln.ones(2, 4, 3)
         with self.assertRaisesRegex(kiln.ShapeMismatch, "scaled_dot_product_attention.*same last dim E"):
             kiln.F.scaled_dot_product_attention(q, kiln.ones(2, 4, 5), kiln.ones(2, 4, 3))
+        with self.assertRaisesRegex(kiln.InvalidArgument, r"dropout_p must be in \[0, 1\), got 1.5"):
+            kiln.F.scaled_dot_product_attention(q, q, q, dropout_p=1.5)
 
 
 class Layers(unittest.TestCase):

@@ -3,7 +3,7 @@ saved with kiln.save_weights load into the PyTorch module with
 load_state_dict(strict=True), and a PyTorch state_dict saved with
 safetensors loads into kiln's layer (strict); both then give the same
 output and final states, with and without initial states given, for
-several layers, both directions and batch_first.
+several layers, both directions, batch_first and LSTM's proj_size.
 
 Needs torch and safetensors (the interpreter is KILN_REFERENCE_PYTHON);
 skipped with the reason when they cannot be imported."""
@@ -28,6 +28,7 @@ INPUT, HIDDEN, STEPS, BATCH = 5, 6, 7, 3
 CONFIGS = [
     ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
     ("LSTM", dict(num_layers=1, bias=False)),
+    ("LSTM", dict(num_layers=2, bidirectional=True, proj_size=3)),
     ("GRU", dict(num_layers=2, bidirectional=True)),
     ("GRU", dict(num_layers=3, batch_first=True)),
 ]
@@ -42,14 +43,15 @@ def kiln_module(rt, kind, options):
 
 
 def inputs(kind, options, with_states, seed=0):
-    """The input and, with_states, h0 (and c0 for LSTM), as float32 arrays."""
+    """The input and, with_states, h0 (and c0 for LSTM), as float32 arrays; h0 is proj_size wide when set."""
     rng = np.random.default_rng(seed)
     shape = (BATCH, STEPS, INPUT) if options.get("batch_first") else (STEPS, BATCH, INPUT)
     arrays = [rng.normal(size=shape).astype(np.float32)]
     if with_states:
         stacks = options.get("num_layers", 1) * (2 if options.get("bidirectional") else 1)
-        for _ in range(2 if kind == "LSTM" else 1):
-            arrays.append(rng.normal(size=(stacks, BATCH, HIDDEN)).astype(np.float32))
+        widths = [options.get("proj_size") or HIDDEN] + ([HIDDEN] if kind == "LSTM" else [])
+        for width in widths:
+            arrays.append(rng.normal(size=(stacks, BATCH, width)).astype(np.float32))
     return arrays
 
 

@@ -162,6 +162,7 @@ std::vector<Tensor> run(Runtime& rt, const OpDef& op, std::span<const Tensor> in
   if (op.backward && grad_enabled(rt.id()) &&
       std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); }))
     record(op, inputs, outputs, metas, attrs);
+  outputs.resize(outputs.size() - op.backward_only_outputs);
   return outputs;
 }
 

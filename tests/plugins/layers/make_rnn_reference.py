@@ -49,8 +49,18 @@ def gru_unbatched():
     return model, {"input": x, "output": output, "h_n": h}
 
 
+def lstm_projected():
+    """2 layers, bidirectional, proj_size 2, given h0 [4, N, 2] and c0 [4, N, H]."""
+    model = torch.nn.LSTM(INPUT, HIDDEN, num_layers=2, bidirectional=True, proj_size=2)
+    x = torch.randn(STEPS, BATCH, INPUT)
+    h0, c0 = torch.randn(4, BATCH, 2), torch.randn(4, BATCH, HIDDEN)
+    output, (h, c) = model(x, (h0, c0))
+    return model, {"input": x, "h0": h0, "c0": c0, "output": output, "h_n": h, "c_n": c}
+
+
+# New cases go last: each draws from the one seeded generator after those before it.
 CASES = {"lstm_bidirectional": lstm_bidirectional, "gru_bidirectional": gru_bidirectional,
-         "lstm_unbatched": lstm_unbatched, "gru_unbatched": gru_unbatched}
+         "lstm_unbatched": lstm_unbatched, "gru_unbatched": gru_unbatched, "lstm_projected": lstm_projected}
 
 
 def main():

@@ -90,9 +90,14 @@ static void test_config_errors(kiln_runtime* rt) {
   config[3] = kiln_attr_ints("output_padding", two, 1);
   config[4] = kiln_attr_ints("stride", two, 1);
   CHECK_ERROR(kiln_module_create(rt, "ConvTranspose2d", config, 4, &m), KILN_ERR_INVALID_ARGUMENT,
-              "ConvTranspose2d", "output_padding [2, 2] must be smaller than stride [1, 1]");
+              "ConvTranspose2d", "output_padding [2, 2] must be smaller than stride [1, 1] or dilation [1, 1]");
   CHECK_ERROR(kiln_module_create(rt, "ConvTranspose2d", config, 5, &m), KILN_ERR_INVALID_ARGUMENT,
-              "ConvTranspose2d", "output_padding [2, 2] must be smaller than stride [2, 2]");
+              "ConvTranspose2d", "output_padding [2, 2] must be smaller than stride [2, 2] or dilation [1, 1]");
+  /* Below the dilation is enough, as in PyTorch. */
+  config[4] = kiln_attr_ints("dilation", kernel, 1);
+  CHECK_OK(kiln_module_create(rt, "ConvTranspose2d", config, 5, &m));
+  kiln_module_release(m);
+  m = NULL;
   config[3] = kiln_attr_int("groups", 4);
   CHECK_ERROR(kiln_module_create(rt, "ConvTranspose2d", config, 4, &m), KILN_ERR_INVALID_ARGUMENT, "groups = 4",
               "out_channels (6)");

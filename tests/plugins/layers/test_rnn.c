@@ -2,7 +2,8 @@
  * their initial range, forward values against PyTorch's (the files in
  * data/, written by make_rnn_reference.py: state_dicts loaded strictly, then
  * every output compared), gradients of every output against finite
- * differences, dropout between layers in train mode only, and errors. */
+ * differences, dropout between layers in train mode only, LSTM's
+ * proj_size, and errors. */
 #include <math.h>
 
 #include "layer_test.h"
@@ -20,6 +21,19 @@ static kiln_module* make_rnn(kiln_runtime* rt, const char* type, int64_t layers,
   config[5] = kiln_attr_bool("bias", bias);
   config[6] = kiln_attr_float("dropout", dropout);
   return make_module(rt, type, config, 7, f64);
+}
+
+enum { PROJ = 2 };
+
+/* An LSTM of 2 layers, bidirectional, time-major, with proj_size PROJ. */
+static kiln_module* make_projected(kiln_runtime* rt, int f64) {
+  kiln_attr config[5];
+  config[0] = kiln_attr_int("input_size", INPUT);
+  config[1] = kiln_attr_int("hidden_size", HIDDEN);
+  config[2] = kiln_attr_int("num_layers", 2);
+  config[3] = kiln_attr_bool("bidirectional", 1);
+  config[4] = kiln_attr_int("proj_size", PROJ);
+  return make_module(rt, "LSTM", config, 5, f64);
 }
 
 /* PyTorch's names, in its order, and shapes: 2 layers, bidirectional. */
@@ -73,6 +87,43 @@ static void test_parameters(kiln_runtime* rt, const char* type, int gates) {
     CHECK(count == 2);
     CHECK_ERROR(kiln_module_parameter(m, 2, &name, &absent), KILN_ERR_INVALID_ARGUMENT, "index 2");
   }
+  kiln_module_release(m);
+}
+
+/* With proj_size, PyTorch's names in its order: weight_hr_l{k} [P, H] after
+ * each layer and direction's biases, weight_hh [4 H, P], and layer 1 reads
+ * 2 P features; all U(-1/sqrt(H), 1/sqrt(H)). */
+static void test_projected_parameters(kiln_runtime* rt) {
+  static const char* const bases[5] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"};
+  static const char* const suffixes[2] = {"", "_reverse"};
+  kiln_module* m = make_projected(rt, 0);
+  const double bound = 1.0 / sqrt((double)HIDDEN);
+  size_t count = 0, index = 0;
+  int layer, dir, b;
+  if (!m) return;
+  CHECK_OK(kiln_module_parameter_count(m, &count));
+  CHECK(count == 20);
+  for (layer = 0; layer < 2; ++layer)
+    for (dir = 0; dir < 2; ++dir)
+      for (b = 0; b < 5; ++b, ++index) {
+        const int64_t in = layer == 0 ? INPUT : 2 * PROJ;
+        const int64_t shapes[5][2] = {{4 * HIDDEN, in}, {4 * HIDDEN, PROJ}, {4 * HIDDEN}, {4 * HIDDEN}, {PROJ, HIDDEN}};
+        char want[64];
+        const char* name = NULL;
+        kiln_tensor* t = NULL;
+        double* values;
+        int64_t i, n;
+        snprintf(want, sizeof want, "%s_l%d%s", bases[b], layer, suffixes[dir]);
+        CHECK_OK(kiln_module_parameter(m, index, &name, &t));
+        if (!t) continue;
+        CHECK(name && strcmp(name, want) == 0);
+        CHECK(has_shape(t, shapes[b], b == 2 || b == 3 ? 1 : 2));
+        values = kts_read(t);
+        n = kts_numel(t);
+        for (i = 0; values && i < n; ++i) CHECK(fabs(values[i]) <= bound);
+        free(values);
+        kiln_tensor_release(t);
+      }
   kiln_module_release(m);
 }
 
@@ -134,6 +185,7 @@ static void test_references(kiln_runtime* rt) {
   test_reference(io, "gru_bidirectional", make_rnn(rt, "GRU", 2, 1, 0, 1, 0.0, 1), 1, 1);
   test_reference(io, "lstm_unbatched", make_rnn(rt, "LSTM", 1, 0, 0, 0, 0.0, 1), 2, 0);
   test_reference(io, "gru_unbatched", make_rnn(rt, "GRU", 1, 0, 1, 1, 0.0, 1), 1, 0);
+  test_reference(io, "lstm_projected", make_projected(rt, 1), 2, 1);
   kiln_example_release(io);
 }
 
@@ -182,6 +234,34 @@ static void test_gradients(kiln_runtime* rt, const char* type, int n_states, uin
   }
   kiln_module_release(m);
   for (i = 0; i <= n_states; ++i) kiln_tensor_release(inputs[i]);
+}
+
+/* With proj_size: the gradients of every output for the input, h0
+ * [4, N, P], c0 [4, N, H] and every parameter (weight_hr included), and of
+ * the output with zero initial states. */
+static void test_projected_gradients(kiln_runtime* rt) {
+  const int64_t x_shape[3] = {STEPS, BATCH, INPUT}, h_shape[3] = {4, BATCH, PROJ}, c_shape[3] = {4, BATCH, HIDDEN};
+  kiln_module* m = make_projected(rt, 1);
+  kiln_tensor* inputs[3] = {NULL, NULL, NULL};
+  kts_rng rng;
+  int i, k;
+  if (!m) return;
+  kts_rng_seed(&rng, 13);
+  CHECK_OK(kts_tensor_uniform(rt, &rng, x_shape, 3, -1.0, 1.0, &inputs[0]));
+  CHECK_OK(kts_tensor_uniform(rt, &rng, h_shape, 3, -1.0, 1.0, &inputs[1]));
+  CHECK_OK(kts_tensor_uniform(rt, &rng, c_shape, 3, -1.0, 1.0, &inputs[2]));
+  for (k = 0; k < 3; ++k) {
+    kiln_module* g = output_of(rt, m, 3, k);
+    if (g) CHECK_GRADIENTS(rt, g, inputs, 3, NULL);
+    kiln_module_release(g);
+  }
+  {
+    kiln_module* g = output_of(rt, m, 1, 0);
+    if (g) CHECK_GRADIENTS(rt, g, inputs, 1, NULL);
+    kiln_module_release(g);
+  }
+  kiln_module_release(m);
+  for (i = 0; i < 3; ++i) kiln_tensor_release(inputs[i]);
 }
 
 /* The values of the output of m(x) (malloc'd); NULL after a failed check.
@@ -239,10 +319,10 @@ done:
 
 static void test_errors(kiln_runtime* rt) {
   const int64_t wrong_features[3] = {STEPS, BATCH, INPUT + 1}, x_shape[3] = {STEPS, BATCH, INPUT};
-  const int64_t wrong_state[3] = {2, BATCH, HIDDEN}, empty[3] = {0, BATCH, INPUT};
+  const int64_t wrong_state[3] = {2, BATCH, HIDDEN}, empty[3] = {0, BATCH, INPUT}, wide_h0[3] = {4, BATCH, HIDDEN};
   kiln_module *lstm = make_rnn(rt, "LSTM", 1, 1, 0, 1, 0.0, 1), *gru = make_rnn(rt, "GRU", 1, 0, 0, 1, 0.0, 1);
-  kiln_module* bad = NULL;
-  kiln_tensor *x = NULL, *other = NULL, *state = NULL, *none = NULL, *outs[3] = {NULL, NULL, NULL};
+  kiln_module *bad = NULL, *projected = NULL;
+  kiln_tensor *x = NULL, *other = NULL, *state = NULL, *none = NULL, *wide = NULL, *outs[3] = {NULL, NULL, NULL};
   size_t n_outs = 0;
   kiln_tensor* args[3];
   kiln_attr config[3];
@@ -257,6 +337,15 @@ static void test_errors(kiln_runtime* rt) {
   CHECK_ERROR(kiln_module_create(rt, "GRU", config, 3, &bad), KILN_ERR_INVALID_ARGUMENT, "GRU", "dropout", "[0, 1)");
   config[2] = kiln_attr_int("num_layers", 0);
   CHECK_ERROR(kiln_module_create(rt, "GRU", config, 3, &bad), KILN_ERR_INVALID_ARGUMENT, "num_layers");
+  config[2] = kiln_attr_int("proj_size", -1);
+  CHECK_ERROR(kiln_module_create(rt, "LSTM", config, 3, &bad), KILN_ERR_INVALID_ARGUMENT, "LSTM",
+              "proj_size must be >= 0, got -1");
+  config[2] = kiln_attr_int("proj_size", HIDDEN);
+  CHECK_ERROR(kiln_module_create(rt, "LSTM", config, 3, &bad), KILN_ERR_INVALID_ARGUMENT,
+              "LSTM: proj_size must be smaller than hidden_size = 4, got 4");
+  /* GRU has no proj_size, as in PyTorch. */
+  config[2] = kiln_attr_int("proj_size", 2);
+  CHECK_ERROR(kiln_module_create(rt, "GRU", config, 3, &bad), KILN_ERR_INVALID_ARGUMENT, "GRU", "proj_size");
   CHECK(bad == NULL);
   CHECK_OK(kts_tensor_uniform(rt, &rng, wrong_features, 3, -1.0, 1.0, &other));
   CHECK_OK(kts_tensor_uniform(rt, &rng, x_shape, 3, -1.0, 1.0, &x));
@@ -276,22 +365,34 @@ static void test_errors(kiln_runtime* rt) {
   /* One layer in one direction takes h0 [1, N, H]. */
   CHECK_ERROR(kiln_module_forward(gru, args, 2, outs, 3, &n_outs), KILN_ERR_SHAPE_MISMATCH, "GRU: h0", "[1, 2, 4]");
   CHECK(n_outs == 0 && outs[0] == NULL);
+  /* With proj_size, h0 is [L * D, N, P], not hidden_size wide. */
+  projected = make_projected(rt, 1);
+  CHECK_OK(kts_tensor_uniform(rt, &rng, wide_h0, 3, -1.0, 1.0, &wide));
+  args[1] = wide;
+  args[2] = wide;
+  if (projected && wide)
+    CHECK_ERROR(kiln_module_forward(projected, args, 3, outs, 3, &n_outs), KILN_ERR_SHAPE_MISMATCH,
+                "LSTM: h0 must be [num_layers * directions, N, proj_size] = [4, 2, 2]");
 done:
   kiln_tensor_release(x);
   kiln_tensor_release(other);
   kiln_tensor_release(state);
   kiln_tensor_release(none);
+  kiln_tensor_release(wide);
   kiln_module_release(lstm);
   kiln_module_release(gru);
+  kiln_module_release(projected);
 }
 
 int main(void) {
   kiln_runtime* rt = layer_test_runtime();
   test_parameters(rt, "LSTM", 4);
   test_parameters(rt, "GRU", 3);
+  test_projected_parameters(rt);
   test_references(rt);
   test_gradients(rt, "LSTM", 2, 11);
   test_gradients(rt, "GRU", 1, 12);
+  test_projected_gradients(rt);
   test_dropout(rt, "LSTM");
   test_dropout(rt, "GRU");
   test_errors(rt);

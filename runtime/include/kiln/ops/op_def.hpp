@@ -119,6 +119,10 @@ struct OpDef {
   // When set, decides saves_outputs per call from the attributes: for an op
   // whose backward reads its outputs in some modes only.
   bool (*saves_outputs_for)(const Attrs& attrs) = nullptr;
+  // The last `backward_only_outputs` outputs are for the backward alone (a
+  // random mask it must reuse, say): the kernel writes them and a recorded
+  // call saves them with the others, but the caller never receives them.
+  size_t backward_only_outputs = 0;
   // The floating-point operations of a call (a multiply-add is two), given
   // the call after its kernel ran, for utilisation figures
   // (kiln/ops/flop_count.hpp). Set by the ops whose arithmetic dominates

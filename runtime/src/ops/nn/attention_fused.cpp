@@ -153,15 +153,23 @@ void backward(const KernelCall& c) {
   });
 }
 
+// Dropout draws and keeps a mask of the [L, S] weights, which this kernel
+// never holds.
+bool drops(const KernelCall& c) { return c.op.attr_real(c.attrs, "dropout_p") > 0.0; }
+
 }  // namespace
 
 void attention_fused_kernel(const KernelCall& c) {
+  if (drops(c)) return attention_composed_kernel(c);
   if (c.outputs[0].numel() == 0) return;
   if (c.inputs[0].dtype() == DType::f64) return forward<double>(c);
   forward<float>(c);
 }
 
 void attention_backward_fused_kernel(const KernelCall& c) {
+  // The mask's gradient is the [L, S] gradient of the scores, summed to its
+  // shape: the composed kernel holds that matrix anyway.
+  if (drops(c) || c.op.attr_bool(c.attrs, "attn_mask_grad")) return attention_backward_composed_kernel(c);
   if (c.inputs[1].dtype() == DType::f64) return backward<double>(c);
   backward<float>(c);
 }

@@ -1,9 +1,12 @@
-// The kernels of scaled_dot_product_attention and of its backward op
-// (inputs grad_output, query, key, value, output, attn_mask; outputs the
-// gradients of query, key and value):
+// The kernels of scaled_dot_product_attention (outputs the attention and
+// the dropout mask) and of its backward op (inputs grad_output, query, key,
+// value, output, attn_mask, dropout_mask; outputs the gradients of query,
+// key and value, then with attn_mask_grad that of attn_mask):
 // - fused on the CPU for f32 and f64 (attention_fused.cpp): one pass over
 //   the keys per query row with a running softmax, so no [L, S] matrix of
-//   scores or weights is ever stored;
+//   scores or weights is ever stored; with dropout, whose mask is such a
+//   matrix, and for the backward with attn_mask_grad, whose result is one
+//   summed, they run the composed kernels;
 // - composed of matmul, softmax and element-wise ops for the other dtypes
 //   and devices (attention_composed.cpp), the [L, S] weights materialised.
 #pragma once

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kiln/error.hpp"
 #include "kiln/ops/helpers.hpp"
@@ -36,7 +37,10 @@ Shape mask_strides(const OpDef& op, const Shape& mask, const Shape& target) {
 }  // namespace
 
 std::vector<AttrSpec> attention_attrs() {
-  return {attr_real("dropout_p", 0.0), attr_bool("is_causal", false), attr_real("scale", 0.0)};
+  // A NaN scale is PyTorch's scale=None: every real value, 0 included, is a
+  // scale someone may ask for.
+  return {attr_real("dropout_p", 0.0), attr_bool("is_causal", false),
+          attr_real("scale", std::numeric_limits<double>::quiet_NaN())};
 }
 
 AttentionShape attention_shape(const OpDef& op, const Attrs& attrs, const Tensor& query, const Tensor& key,
@@ -53,15 +57,16 @@ AttentionShape attention_shape(const OpDef& op, const Attrs& attrs, const Tensor
              to_string(k), " must have the same last dim E");
   KILN_CHECK(k[r - 2] == v[r - 2], Status::shape_mismatch, "op '", op.name, "': key ", to_string(k), " and value ",
              to_string(v), " must have the same number of positions S");
-  const double dropout = op.attr_real(attrs, "dropout_p");
-  KILN_CHECK(dropout == 0.0, Status::unsupported, "op '", op.name, "': dropout_p must be 0, got ", dropout,
-             "; apply dropout to the attention weights by composing matmul, softmax and dropout instead");
   AttentionShape s;
+  s.dropout = op.attr_real(attrs, "dropout_p");
+  KILN_CHECK(s.dropout >= 0.0 && s.dropout < 1.0, Status::invalid_argument, "op '", op.name,
+             "': dropout_p must be in [0, 1), got ", s.dropout);
   s.batch = leading_dims(q).numel();
   s.l = q[r - 2], s.s = k[r - 2], s.e = q[r - 1], s.ev = v[r - 1];
   const double scale = op.attr_real(attrs, "scale");
-  KILN_CHECK(std::isfinite(scale), Status::invalid_argument, "op '", op.name, "': scale must be finite, got ", scale);
-  s.scale = scale != 0.0 ? scale : 1.0 / std::sqrt(double(std::max<int64_t>(s.e, 1)));
+  KILN_CHECK(!std::isinf(scale), Status::invalid_argument, "op '", op.name,
+             "': scale must be finite (or NaN, the default, for 1/sqrt(E)), got ", scale);
+  s.scale = std::isnan(scale) ? 1.0 / std::sqrt(double(std::max<int64_t>(s.e, 1))) : scale;
   s.causal = op.attr_bool(attrs, "is_causal");
   s.mask = AttentionMask::none;
   if (!mask.defined()) return s;
@@ -71,10 +76,7 @@ AttentionShape attention_shape(const OpDef& op, const Attrs& attrs, const Tensor
              op.name, "': attn_mask must be bool (keep where true) or ", dtype_name(query.dtype()),
              " like query (added to the scores), got ", dtype_name(mask.dtype()));
   s.mask = mask.dtype() == DType::boolean ? AttentionMask::keep : AttentionMask::add;
-  Shape scores = leading_dims(q);
-  scores.push_back(s.l);
-  scores.push_back(s.s);
-  const Shape strides = mask_strides(op, mask.shape(), scores);
+  const Shape strides = mask_strides(op, mask.shape(), s.scores_shape(q));
   s.mask_row_stride = strides[r - 2];
   s.mask_col_stride = strides[r - 1];
   // Each flattened batch index, split into its coordinates from the last
@@ -95,6 +97,13 @@ Shape AttentionShape::output_shape(const Shape& query) const {
   Shape out = query;
   out[out.rank() - 1] = ev;
   return out;
+}
+
+Shape AttentionShape::scores_shape(const Shape& query) const {
+  Shape scores = leading_dims(query);
+  scores.push_back(l);
+  scores.push_back(s);
+  return scores;
 }
 
 }  // namespace kiln::nn

@@ -9,8 +9,17 @@
 // conv2d_grad_input's kernel for the device and dtype, the backward is
 // conv2d (for the input) and conv2d_grad_weight with the roles of input and
 // grad_output swapped (for the weight), and no kernel of its own exists.
+//
+// output_padding may reach max(stride, dilation) - 1, as in PyTorch. From
+// stride on, conv2d of the output gives H + output_padding / stride rows
+// rather than H (likewise columns): the input then stands padded with zeros
+// up to that size, which adds nothing to the output, and the input's
+// gradient is conv2d's result cut back to H.
+#include <algorithm>
+
 #include "conv_geometry.hpp"
 #include "kernel_of.hpp"
+#include "kiln/autograd/grad_mode.hpp"
 #include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
 #include "nn_ops.hpp"
@@ -26,6 +35,7 @@ struct TransposedConv {
   Shape output;  // [N, C_out, OH, OW]: the input of the equivalent conv2d
   Dims stride, padding, dilation;
   int64_t groups;
+  Dims input_pad;  // zero rows and columns after the input's: output_padding / stride
 };
 
 Dims pair_attr(const OpDef& op, const Attrs& attrs, const char* name, int64_t min) {
@@ -54,12 +64,13 @@ TransposedConv transposed_conv(const OpDef& op, const Attrs& attrs, const Shape&
   KILN_CHECK(input[1] % t.groups == 0, Status::shape_mismatch, "op '", op.name, "': input ", to_string(input),
              " has ", input[1], " channels, not divisible by groups = ", t.groups);
   t.output = {input[0], weight[1] * t.groups, 0, 0};
+  t.input_pad = {0, 0};
   for (int i = 0; i < 2; ++i) {
-    // Only padding below the stride keeps the output one that conv2d maps
-    // back to this input's size.
-    KILN_CHECK(output_padding[i] < t.stride[i], Status::invalid_argument, "op '", op.name,
-               "': output_padding must be smaller than stride, got output_padding [", output_padding[0], ", ",
-               output_padding[1], "] with stride [", t.stride[0], ", ", t.stride[1], "]");
+    KILN_CHECK(output_padding[i] < std::max(t.stride[i], t.dilation[i]), Status::invalid_argument, "op '", op.name,
+               "': output_padding must be smaller than stride or dilation, got output_padding [", output_padding[0],
+               ", ", output_padding[1], "] with stride [", t.stride[0], ", ", t.stride[1], "] and dilation [",
+               t.dilation[0], ", ", t.dilation[1], "]");
+    t.input_pad[i] = output_padding[i] / t.stride[i];
     const int64_t size = (input[2 + i] - 1) * t.stride[i] - 2 * t.padding[i] + t.dilation[i] * (weight[2 + i] - 1) +
                          output_padding[i] + 1;
     KILN_CHECK(input[2 + i] >= 1 && weight[2 + i] >= 1 && size >= 1, Status::shape_mismatch, "op '", op.name,
@@ -69,6 +80,13 @@ TransposedConv transposed_conv(const OpDef& op, const Attrs& attrs, const Shape&
     t.output[2 + i] = size;
   }
   return t;
+}
+
+// x [N, C, H, W] with rows[0] rows and rows[1] columns of zeros added after
+// its own (removed, where negative).
+Tensor pad_end(Runtime& rt, const Tensor& x, const Dims& rows) {
+  if (rows[0] == 0 && rows[1] == 0) return x;
+  return rt.call1("pad", {x}, {{"pad", Dims{0, rows[1], 0, rows[0]}}});
 }
 
 // The attributes of conv2d (or of one of its backward ops, with its shape
@@ -97,7 +115,9 @@ void conv_transpose2d_kernel(const KernelCall& c) {
   Runtime& rt = c.runtime;
   const TransposedConv t = transposed_conv(c.op, c.attrs, c.inputs[0].shape(), c.inputs[1].shape());
   const OpDef& grad_input = rt.op("conv2d_grad_input");
-  nn::run_kernel_of(c, grad_input, c.inputs.subspan(0, 2), c.outputs,
+  NoGradGuard no_grad(rt);  // the padding is part of this kernel, not a step of the tape
+  const Tensor padded[2] = {pad_end(rt, c.inputs[0], t.input_pad), c.inputs[1]};
+  nn::run_kernel_of(c, grad_input, padded, c.outputs,
                     conv2d_attrs_for(t, grad_input, {"input_shape", dims_of(t.output)}));
   if (c.inputs.size() < 3 || !c.inputs[2].defined()) return;
   // y += bias[channel], in place through add's kernel: element i of the
@@ -116,11 +136,13 @@ std::vector<Tensor> conv_transpose2d_backward(const BackwardCall& c) {
   std::vector<Tensor> grads(c.inputs.size());
   if (c.needs_input_grad[0]) {
     const OpDef& conv2d = rt.op("conv2d");
-    grads[0] = rt.call1(conv2d, {grad, w}, conv2d_attrs_for(t, conv2d));
+    const Tensor full = rt.call1(conv2d, {grad, w}, conv2d_attrs_for(t, conv2d));
+    grads[0] = pad_end(rt, full, {-t.input_pad[0], -t.input_pad[1]});
   }
   if (c.needs_input_grad[1]) {
     const OpDef& op = rt.op("conv2d_grad_weight");
-    grads[1] = rt.call1(op, {x, grad}, conv2d_attrs_for(t, op, {"weight_shape", dims_of(w.shape())}));
+    grads[1] = rt.call1(op, {pad_end(rt, x, t.input_pad), grad},
+                        conv2d_attrs_for(t, op, {"weight_shape", dims_of(w.shape())}));
   }
   if (grads.size() > 2 && c.needs_input_grad[2]) {
     const int64_t channels = t.output[1];

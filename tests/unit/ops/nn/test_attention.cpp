@@ -19,17 +19,20 @@ struct AttentionCase {
   Mask mask;
   Shape mask_shape;  // broadcast to [..., L, S]
   bool causal;
-  double scale;  // 0: 1/sqrt(E)
+  double scale;  // NaN: 1/sqrt(E)
 };
 
+constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+
 const AttentionCase kCases[] = {
-    {{2, 3, 4, 5}, {2, 3, 6, 5}, {2, 3, 6, 4}, Mask::none, {}, false, 0.0},
-    {{2, 5, 3}, {2, 5, 3}, {2, 5, 2}, Mask::none, {}, true, 0.0},     // causal, square
+    {{2, 3, 4, 5}, {2, 3, 6, 5}, {2, 3, 6, 4}, Mask::none, {}, false, kUnset},
+    {{2, 5, 3}, {2, 5, 3}, {2, 5, 2}, Mask::none, {}, true, kUnset},     // causal, square
     {{1, 2, 3, 4}, {1, 2, 7, 4}, {1, 2, 7, 3}, Mask::none, {}, true, 0.5},  // causal, more keys than queries
-    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 3}, Mask::keep, {4, 5}, false, 0.0},
-    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 6}, Mask::keep, {2, 1, 4, 5}, false, 0.0},
-    {{3, 4, 2}, {3, 6, 2}, {3, 6, 3}, Mask::add, {1, 4, 6}, false, 0.0},
+    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 3}, Mask::keep, {4, 5}, false, kUnset},
+    {{2, 2, 4, 3}, {2, 2, 5, 3}, {2, 2, 5, 6}, Mask::keep, {2, 1, 4, 5}, false, kUnset},
+    {{3, 4, 2}, {3, 6, 2}, {3, 6, 3}, Mask::add, {1, 4, 6}, false, kUnset},
     {{4, 3}, {5, 3}, {5, 2}, Mask::add, {4, 1}, false, 1.5},  // no batch dims
+    {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}, Mask::none, {}, false, 0.0},  // scale 0: the mean of the values
 };
 
 // softmax(q k^T * scale + mask) v from the definition, row by row, over doubles.
@@ -38,7 +41,7 @@ std::vector<double> reference(const AttentionCase& k, const std::vector<double>&
   const int r = k.query.rank();
   const int64_t l = k.query[r - 2], e = k.query[r - 1], s = k.key[r - 2], ev = k.value[r - 1];
   const int64_t batch = k.query.numel() / (l * e);
-  const double scale = k.scale != 0.0 ? k.scale : 1.0 / std::sqrt(double(e));
+  const double scale = std::isnan(k.scale) ? 1.0 / std::sqrt(double(e)) : k.scale;
   // The mask's strides against [batch..., L, S], 0 where it broadcasts.
   Shape target = k.query;
   target[r - 1] = s;
@@ -105,13 +108,17 @@ std::vector<double> expected_of(Runtime& rt, const AttentionCase& k) {
                    in.size() > 3 ? values(rt, in[3]) : std::vector<double>{});
 }
 
-// The gradients of query, key and value of sum(output * weights) in `dtype`.
-std::vector<std::vector<double>> gradients(Runtime& rt, const AttentionCase& k, DType dtype) {
+// The gradients of query, key and value (and of a floating mask when
+// `mask_grad`) of sum(output * weights) in `dtype`.
+std::vector<std::vector<double>> gradients(Runtime& rt, const AttentionCase& k, DType dtype, bool mask_grad = true) {
   std::vector<Tensor> in = inputs_of(rt, k, dtype);
-  for (size_t i = 0; i < 3; ++i) in[i].set_requires_grad(true);
+  const size_t n = k.mask == Mask::add && mask_grad ? 4 : 3;
+  for (size_t i = 0; i < n; ++i) in[i].set_requires_grad(true);
   const Tensor y = rt.call1(rt.op("scaled_dot_product_attention"), in, attrs_of(rt, k));
   rt.backward(y, random_tensor(rt, y.shape(), dtype, -1, 1, 45));
-  return {values(rt, in[0].grad()), values(rt, in[1].grad()), values(rt, in[2].grad())};
+  std::vector<std::vector<double>> grads;
+  for (size_t i = 0; i < n; ++i) grads.push_back(values(rt, in[i].grad()));
+  return grads;
 }
 
 }  // namespace
@@ -151,7 +158,7 @@ TEST_CASE("scaled_dot_product_attention gives 0 for a row whose keys are all mas
   const Tensor keep = make_tensor(rt, {2, 3}, {1, 0, 1, 0, 0, 0}, DType::boolean);
   const double inf = std::numeric_limits<double>::infinity();
   const Tensor add = make_tensor(rt, {2, 3}, {0, -inf, 0, -inf, -inf, -inf});
-  const AttentionCase k{{2, 3}, {3, 3}, {3, 2}, Mask::keep, {2, 3}, false, 0.0};
+  const AttentionCase k{{2, 3}, {3, 3}, {3, 2}, Mask::keep, {2, 3}, false, kUnset};
   const std::vector<double> first_row =
       reference(k, values(rt, q), values(rt, kk), values(rt, v), {1, 0, 1, 0, 0, 0});
   for (DType t : {DType::f64, DType::f32, DType::f16}) {
@@ -179,7 +186,7 @@ TEST_CASE("scaled_dot_product_attention gradients match finite differences", "[n
   for (const AttentionCase& k : kCases) {
     INFO(describe(k));
     GradcheckOptions options;
-    if (k.mask != Mask::none) options.skip_inputs = {3};
+    if (k.mask == Mask::keep) options.skip_inputs = {3};  // a bool mask has no gradient
     gradcheck(rt, rt.op("scaled_dot_product_attention"), inputs_of(rt, k, DType::f64), attrs_of(rt, k), options);
   }
 }
@@ -192,10 +199,25 @@ TEST_CASE("scaled_dot_product_attention gradients agree across the fused and com
     const auto exact = gradients(rt, k, DType::f64);
     const auto fused = gradients(rt, k, DType::f32);
     const auto composed = gradients(rt, k, DType::f16);
-    for (size_t i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < exact.size(); ++i) {
       require_close(fused[i], exact[i], 1e-5, 1e-4);
       require_close(composed[i], exact[i], 2e-2, 2e-2);
     }
+  }
+}
+
+TEST_CASE("scaled_dot_product_attention with a constant floating mask gives it no gradient, the rest unchanged",
+          "[nn][attention][grad]") {
+  // The fused backward (mask constant) against the composed one (mask
+  // differentiable), in f64.
+  Runtime rt;
+  for (const AttentionCase& k : kCases) {
+    if (k.mask != Mask::add) continue;
+    INFO(describe(k));
+    const auto constant = gradients(rt, k, DType::f64, false);
+    const auto differentiable = gradients(rt, k, DType::f64);
+    REQUIRE(constant.size() == 3);
+    for (size_t i = 0; i < 3; ++i) require_close(constant[i], differentiable[i], 1e-12, 1e-10);
   }
 }
 
@@ -223,8 +245,23 @@ TEST_CASE("scaled_dot_product_attention rejects arguments that do not fit", "[nn
   require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3}), rt.full({4, 5}, 1.0, DType::boolean)},
                      {{"is_causal", true}}),
                 Status::invalid_argument, {name, "either attn_mask or is_causal"});
-  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", 0.1}}), Status::unsupported,
-                {name, "dropout_p must be 0, got 0.1"});
+  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", 1.0}}), Status::invalid_argument,
+                {name, "dropout_p must be in [0, 1), got 1"});
+  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"dropout_p", -0.25}}), Status::invalid_argument,
+                {name, "dropout_p must be in [0, 1), got -0.25"});
+  require_error(call({t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3})}, {{"scale", std::numeric_limits<double>::infinity()}}),
+                Status::invalid_argument, {name, "scale must be finite (or NaN, the default, for 1/sqrt(E)), got inf"});
   require_error(call({t({2, 4, 3}), rt.full({2, 5, 3}, 1.0), t({2, 5, 3})}, {}), Status::dtype_mismatch,
                 {name, "key is f32 but query is f64"});
+  // The backward op gives a mask's gradient only for a floating mask.
+  const OpDef& backward = rt.op("scaled_dot_product_attention_backward");
+  require_error(
+      [&] {
+        rt.call(backward,
+                std::vector<Tensor>{t({2, 4, 3}), t({2, 4, 3}), t({2, 5, 3}), t({2, 5, 3}), t({2, 4, 3}),
+                                    rt.full({4, 5}, 1.0, DType::boolean)},
+                backward.make_attrs({{"attn_mask_grad", true}}));
+      },
+      Status::invalid_argument,
+      {"op 'scaled_dot_product_attention_backward'", "attn_mask_grad asks for the gradient of a floating attn_mask"});
 }

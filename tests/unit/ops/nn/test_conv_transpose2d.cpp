@@ -20,7 +20,9 @@ struct TransposeCase {
 };
 
 // Plain, strided (the usual 2x upsampling), padded with output_padding,
-// dilated, grouped, depthwise, uneven strides and kernels.
+// dilated, grouped, depthwise, uneven strides and kernels, and
+// output_padding at or above the stride, below the dilation (with padding,
+// the added rows receive products too).
 const TransposeCase kCases[] = {
     {{2, 3, 4, 5}, {3, 2, 3, 3}, {1, 1}, {0, 0}, {0, 0}, 1, {1, 1}, true},
     {{1, 2, 3, 3}, {2, 3, 2, 2}, {2, 2}, {0, 0}, {0, 0}, 1, {1, 1}, true},
@@ -28,6 +30,8 @@ const TransposeCase kCases[] = {
     {{2, 2, 3, 4}, {2, 1, 2, 3}, {1, 1}, {1, 0}, {0, 0}, 1, {2, 2}, true},
     {{1, 4, 3, 3}, {4, 3, 3, 3}, {2, 1}, {1, 1}, {1, 0}, 2, {1, 1}, true},
     {{2, 3, 4, 4}, {3, 1, 3, 3}, {3, 2}, {2, 1}, {2, 1}, 3, {1, 2}, false},
+    {{1, 2, 3, 4}, {2, 3, 2, 2}, {1, 1}, {0, 0}, {1, 1}, 1, {2, 2}, true},
+    {{2, 2, 4, 3}, {2, 2, 3, 2}, {1, 2}, {2, 1}, {2, 1}, 1, {3, 2}, false},
 };
 
 Attrs attrs_of(Runtime& rt, const TransposeCase& k) {
@@ -167,7 +171,11 @@ TEST_CASE("conv_transpose2d rejects arguments that do not fit", "[nn][conv][erro
   require_error(call({1, 3, 5, 5}, {3, 1, 3, 3}, {{"groups", 2}}), Status::shape_mismatch,
                 {"op 'conv_transpose2d'", "not divisible by groups = 2"});
   require_error(call({1, 2, 5, 5}, {2, 1, 3, 3}, {{"stride", Dims{2, 2}}, {"output_padding", Dims{2, 0}}}),
-                Status::invalid_argument, {"op 'conv_transpose2d'", "output_padding must be smaller than stride"});
+                Status::invalid_argument,
+                {"op 'conv_transpose2d'", "output_padding must be smaller than stride or dilation",
+                 "output_padding [2, 0] with stride [2, 2] and dilation [1, 1]"});
+  require_error(call({1, 2, 5, 5}, {2, 1, 3, 3}, {{"dilation", Dims{2, 2}}, {"output_padding", Dims{0, 2}}}),
+                Status::invalid_argument, {"op 'conv_transpose2d'", "output_padding [0, 2] with stride [1, 1] and dilation [2, 2]"});
   require_error(call({1, 2, 1, 1}, {2, 1, 1, 1}, {{"padding", Dims{1, 1}}}), Status::shape_mismatch,
                 {"op 'conv_transpose2d'", "output height of -1"});
   require_error(call({1, 2, 5, 5}, {2, 1, 3, 3}, {{"dilation", Dims{1}}}), Status::invalid_argument,
