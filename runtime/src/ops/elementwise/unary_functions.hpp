@@ -58,6 +58,9 @@ struct UnaryFunction {
   // Whether f32 backward runs on oneDNN too (when it has the algorithm);
   // false where oneDNN's derivative disagrees with PyTorch's somewhere.
   static constexpr bool onednn_backward = true;
+  // Whether oneDNN's forward turns NaN into a number (its exp gives inf),
+  // so that the kernel puts the NaN back, as PyTorch keeps it.
+  static constexpr bool onednn_loses_nan = false;
   static std::vector<AttrSpec> attrs() { return {}; }
   static UnaryParams params(const OpDef&, const Attrs&) { return {}; }
   static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_alg_kind_undef; }
@@ -217,6 +220,7 @@ struct Exp : UnaryFunction {
   static constexpr const char* name = "exp";
   static constexpr PrecisionCategory precision = PrecisionCategory::f32;
   static dnnl_alg_kind_t onednn(const UnaryParams&) { return dnnl_eltwise_exp; }
+  static constexpr bool onednn_loses_nan = true;
   template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) { return std::exp(x); }
   template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return std::exp(x); }
 };
@@ -299,15 +303,15 @@ struct Abs : UnaryFunction {
   template <class A> KILN_HOST_DEVICE static A derivative(A x, const UnaryParams&) { return signum(x); }
 };
 
-// -1, 0 or 1; NaN stays NaN; bool and unsigned integers give 0 or 1.
+// -1, 0 or 1; NaN gives 0 (PyTorch's rule; NumPy keeps NaN); bool and
+// unsigned integers give 0 or 1.
 struct Sign : UnaryFunction {
   static constexpr const char* name = "sign";
   static constexpr Domain domain = Domain::all;
   static constexpr Gradient gradient = Gradient::zero;
   template <class A> KILN_HOST_DEVICE static A value(A x, const UnaryParams&) {
     if constexpr (std::is_unsigned_v<A>) return A(x != A(0));  // bool included
-    else if constexpr (std::is_integral_v<A>) return A(int(x > A(0)) - int(x < A(0)));
-    else return signum(x);
+    else return A(int(x > A(0)) - int(x < A(0)));              // NaN gives 0, as in PyTorch
   }
 };
 

@@ -43,7 +43,15 @@ void unary_kernel(const KernelCall& c) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
     const dnnl_alg_kind_t alg = Fn::onednn(p);
     const EltwiseParams eltwise{static_cast<dnnl::algorithm>(alg), p.alpha, p.beta};
-    if (alg != dnnl_alg_kind_undef && dnnl_eltwise_forward(c.runtime, eltwise, dtype_of<T>::value, in, out, n)) return;
+    if (alg != dnnl_alg_kind_undef && dnnl_eltwise_forward(c.runtime, eltwise, dtype_of<T>::value, in, out, n)) {
+      if constexpr (Fn::onednn_loses_nan) {
+        for_range(c.runtime, n, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            if (load_math(in[i]) != load_math(in[i])) out[i] = in[i];
+        });
+      }
+      return;
+    }
   }
   for_range(c.runtime, n, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) out[i] = store_math<T>(Fn::value(load_math(in[i]), p));
