@@ -36,6 +36,32 @@ static kiln_module* make_projected(kiln_runtime* rt, int f64) {
   return make_module(rt, "LSTM", config, 5, f64);
 }
 
+/* Parameter `index` of `m` is named `want`, has shape `dims` (rank `rank`)
+ * and values of U(-bound, bound): inside the bound, and when `spread`, over
+ * it too (for tensors large enough that a draw must reach past a quarter). */
+static void check_parameter(kiln_module* m, size_t index, const char* want, const int64_t* dims, int rank,
+                            double bound, int spread) {
+  const char* name = NULL;
+  kiln_tensor* t = NULL;
+  double* values;
+  double low = 0, high = 0;
+  int64_t i, n;
+  CHECK_OK(kiln_module_parameter(m, index, &name, &t));
+  if (!t) return;
+  CHECK(name && strcmp(name, want) == 0);
+  CHECK(has_shape(t, dims, rank));
+  values = kts_read(t);
+  n = kts_numel(t);
+  for (i = 0; values && i < n; ++i) {
+    CHECK(fabs(values[i]) <= bound);
+    low = values[i] < low ? values[i] : low;
+    high = values[i] > high ? values[i] : high;
+  }
+  if (values && spread) CHECK(low < -bound / 4 && high > bound / 4);
+  free(values);
+  kiln_tensor_release(t);
+}
+
 /* PyTorch's names, in its order, and shapes: 2 layers, bidirectional. */
 static void test_parameters(kiln_runtime* rt, const char* type, int gates) {
   static const char* const bases[4] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh"};
@@ -51,31 +77,10 @@ static void test_parameters(kiln_runtime* rt, const char* type, int gates) {
     for (dir = 0; dir < 2; ++dir)
       for (b = 0; b < 4; ++b, ++index) {
         char want[64];
-        const char* name = NULL;
-        kiln_tensor* t = NULL;
         const int64_t in = layer == 0 ? INPUT : 2 * HIDDEN;
         const int64_t dims[2] = {gates * HIDDEN, b == 0 ? in : HIDDEN};
-        double* values;
-        int64_t i, n;
         snprintf(want, sizeof want, "%s_l%d%s", bases[b], layer, suffixes[dir]);
-        CHECK_OK(kiln_module_parameter(m, index, &name, &t));
-        if (!t) continue;
-        CHECK(name && strcmp(name, want) == 0);
-        CHECK(has_shape(t, dims, b < 2 ? 2 : 1));
-        /* U(-1/sqrt(H), 1/sqrt(H)): inside the bound and spread over it. */
-        values = kts_read(t);
-        n = kts_numel(t);
-        if (values) {
-          double low = 0, high = 0;
-          for (i = 0; i < n; ++i) {
-            CHECK(fabs(values[i]) <= bound);
-            low = values[i] < low ? values[i] : low;
-            high = values[i] > high ? values[i] : high;
-          }
-          CHECK(low < -bound / 4 && high > bound / 4);
-        }
-        free(values);
-        kiln_tensor_release(t);
+        check_parameter(m, index, want, dims, b < 2 ? 2 : 1, bound, 1);
       }
   kiln_module_release(m);
   /* Without biases: only the weights. */
@@ -109,20 +114,8 @@ static void test_projected_parameters(kiln_runtime* rt) {
         const int64_t in = layer == 0 ? INPUT : 2 * PROJ;
         const int64_t shapes[5][2] = {{4 * HIDDEN, in}, {4 * HIDDEN, PROJ}, {4 * HIDDEN}, {4 * HIDDEN}, {PROJ, HIDDEN}};
         char want[64];
-        const char* name = NULL;
-        kiln_tensor* t = NULL;
-        double* values;
-        int64_t i, n;
         snprintf(want, sizeof want, "%s_l%d%s", bases[b], layer, suffixes[dir]);
-        CHECK_OK(kiln_module_parameter(m, index, &name, &t));
-        if (!t) continue;
-        CHECK(name && strcmp(name, want) == 0);
-        CHECK(has_shape(t, shapes[b], b == 2 || b == 3 ? 1 : 2));
-        values = kts_read(t);
-        n = kts_numel(t);
-        for (i = 0; values && i < n; ++i) CHECK(fabs(values[i]) <= bound);
-        free(values);
-        kiln_tensor_release(t);
+        check_parameter(m, index, want, shapes[b], b == 2 || b == 3 ? 1 : 2, bound, 0);
       }
   kiln_module_release(m);
 }
