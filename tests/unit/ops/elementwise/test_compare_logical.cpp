@@ -89,7 +89,7 @@ TEST_CASE("comparisons follow IEEE rules for NaN, infinities and signed zeros", 
   }
 }
 
-TEST_CASE("logical_not takes every dtype; NaN is true", "[elementwise]") {
+TEST_CASE("logical_not takes every dtype, NaN is true", "[elementwise]") {
   Runtime rt;
   for (DType dtype : kAllDTypes) {
     INFO(dtype_name(dtype));

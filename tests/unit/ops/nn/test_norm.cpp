@@ -225,7 +225,7 @@ TEST_CASE("normalisation rejects wrong shapes, modes and dtypes", "[nn][norm][er
               Status::dtype_mismatch, {"op 'layer_norm'", "floating point", "i64"});
 }
 
-TEST_CASE("f32 layer_norm reuses oneDNN primitives cached by shape; batch_norm needs none", "[nn][norm]") {
+TEST_CASE("f32 layer_norm reuses oneDNN primitives cached by shape, batch_norm needs none", "[nn][norm]") {
   Runtime rt;
   const Tensor x = random_tensor(rt, {4, 3, 2}, DType::f32);
   const size_t before = rt.dnnl().cache_size();
