@@ -28,6 +28,7 @@ kiln_status kiln_runtime_create(const kiln_runtime_options* options, kiln_runtim
       if (KILN_HAS_FIELD(options, num_threads)) opts.num_threads = options->num_threads;
       if (KILN_HAS_FIELD(options, seed)) opts.seed = options->seed;
       if (KILN_HAS_FIELD(options, allow_tf32)) opts.allow_tf32 = options->allow_tf32 != 0;
+      if (KILN_HAS_FIELD(options, direct_convolutions)) opts.direct_convolutions = options->direct_convolutions != 0;
       if (KILN_HAS_FIELD(options, log_verbose))
         log = kiln::abi::LogSink(options->log, options->log_user_data, options->log_verbose != 0);
     }

@@ -99,8 +99,9 @@ void check(const LaunchOptions& options) {
 // A program run as it is takes none of kiln run's options, and must be a
 // file this process may execute (a path: no search of PATH).
 void check_executable(const std::string& program, const RunOptions& run) {
-  if (run.threads != 0 || run.seed != 0 || run.sandbox || run.report)
-    throw UsageError{"--no-lua runs a program, which takes no run options (--threads, --seed, --sandbox, --report)"};
+  if (!run.arguments().empty())
+    throw UsageError{"--no-lua runs a program, which takes no run options (--threads, --seed, --direct-conv, "
+                     "--sandbox, --report)"};
   if (::access(program.c_str(), X_OK) != 0)
     throw UsageError{"--no-lua: cannot execute '" + program + "': " + std::strerror(errno)};
 }

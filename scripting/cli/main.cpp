@@ -33,6 +33,9 @@ constexpr std::array kCommands = {
             "  --threads N   CPU threads of the runtime (0, the default: KILN_NUM_THREADS, else one\n"
             "                per hardware thread)\n"
             "  --seed N      initial seed of the runtime's random stream (default 0)\n"
+            "  --direct-conv f32 convolutions on the CPU use direct kernels only, never\n"
+            "                Winograd's algorithm (which oneDNN picks for 3x3 stride-1 ones where\n"
+            "                it is faster; errors about 2e-6 of the largest value)\n"
             "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
             "  --report      print the training report (step time split, throughput, utilisation,\n"
             "                memory, advice) on stderr at the end of every kiln.fit of the script\n"
@@ -81,6 +84,7 @@ constexpr std::array kCommands = {
             "                divided among its ranks, at least 1, given to every rank as\n"
             "                KILN_NUM_THREADS, which kiln runtimes take by default)\n"
             "  --seed N      initial seed of each rank's random stream\n"
+            "  --direct-conv f32 convolutions on the CPU use direct kernels only\n"
             "  --sandbox     run the script as untrusted (without os, it cannot read RANK)\n"
             "  --report      rank 0 prints the training report at the end of every kiln.fit\n",
             launch_command},

@@ -1,4 +1,5 @@
-// kiln run [--threads N] [--seed N] [--sandbox] [--report] [--profile] [--trace FILE] script.lua [args...]
+// kiln run [--threads N] [--seed N] [--direct-conv] [--sandbox] [--report] [--profile]
+//          [--trace FILE] script.lua [args...]
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -66,6 +67,7 @@ int run_script(const Command& self, const ScriptCommandLine& line, const Profile
   runtime_options.size = sizeof runtime_options;
   runtime_options.num_threads = line.run.threads;
   runtime_options.seed = line.run.seed;
+  runtime_options.direct_convolutions = line.run.direct_convolutions ? 1 : 0;
   const RuntimePtr rt = open_runtime(self, &runtime_options);
   if (!rt) return kExitFailure;
 

@@ -25,6 +25,8 @@ bool RunOptions::read(OptionReader& reader) {
     sandbox = true;
   } else if (reader.current() == "--report") {
     report = true;
+  } else if (reader.current() == "--direct-conv") {
+    direct_convolutions = true;
   } else if (reader.is("--threads")) {
     threads = parse_whole_number("--threads", reader.value("--threads"), 0);
   } else if (reader.is("--seed")) {
@@ -41,6 +43,7 @@ std::vector<std::string> RunOptions::arguments() const {
   if (seed != 0) args.push_back("--seed=" + std::to_string(seed));
   if (sandbox) args.emplace_back("--sandbox");
   if (report) args.emplace_back("--report");
+  if (direct_convolutions) args.emplace_back("--direct-conv");
   return args;
 }
 

@@ -70,6 +70,7 @@ struct RunOptions {
   uint64_t seed = 0;
   bool sandbox = false;
   bool report = false;  // every kiln.fit prints its training report
+  bool direct_convolutions = false;  // kiln_runtime_options.direct_convolutions
 
   // Reads the option at `reader.current()` when it is one of kiln run's;
   // false when it is not.

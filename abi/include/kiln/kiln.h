@@ -125,6 +125,10 @@ typedef struct kiln_runtime_options {
   int log_verbose;          /* nonzero: info and debug messages too, not only warnings and errors */
   int allow_tf32;           /* nonzero: f32 matrix products and convolutions on a GPU may round their
                                inputs to TF32 for speed (off by default, as in PyTorch) */
+  int direct_convolutions;  /* nonzero: f32 convolutions on the CPU use direct kernels only. Zero (the
+                               default): where oneDNN judges it faster (3x3, stride 1, on AVX-512), they
+                               use Winograd's algorithm, as cuDNN does on a GPU; its largest error, about
+                               2e-6 of the largest value, is some four times the direct kernels' */
 } kiln_runtime_options;
 
 /* Creates a runtime. `options` may be NULL (defaults); it is read during the

@@ -87,6 +87,7 @@ class RuntimeOptions(ctypes.Structure):
         ("log_user_data", c_void_p),
         ("log_verbose", c_int),
         ("allow_tf32", c_int),
+        ("direct_convolutions", c_int),
     ]
 
 

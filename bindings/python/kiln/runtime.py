@@ -65,17 +65,21 @@ class Runtime(Handle):
     messages with verbose=True) instead of stderr, from any thread.
     allow_tf32=True lets f32 matrix products and convolutions on a GPU round
     their inputs to TF32 (off by default, as in PyTorch).
+    direct_convolutions=True keeps f32 convolutions on the CPU on direct
+    kernels; by default oneDNN may run 3x3 stride-1 ones with Winograd's
+    algorithm where it is faster (errors about 2e-6 of the largest value).
     """
 
     _release_function = "kiln_runtime_release"
 
     def __init__(self, *, seed=0, num_threads=0, plugin_paths=(), default_plugins=True, log=None, verbose=False,
-                 allow_tf32=False):
+                 allow_tf32=False, direct_convolutions=False):
         paths = [os.fsencode(p) for p in plugin_paths]
         path_array = (ctypes.c_char_p * len(paths))(*paths)
         options = _capi.sized(_capi.RuntimeOptions, num_threads=num_threads, seed=seed, plugin_paths=path_array,
                               n_plugin_paths=len(paths), skip_default_plugins=not default_plugins,
-                              log_verbose=bool(verbose), allow_tf32=bool(allow_tf32))
+                              log_verbose=bool(verbose), allow_tf32=bool(allow_tf32),
+                              direct_convolutions=bool(direct_convolutions))
         if log is not None:
             options.log = _log_callback(log)
         out = ctypes.c_void_p()

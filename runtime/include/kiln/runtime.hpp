@@ -40,6 +40,9 @@ struct RuntimeOptions {
   // f32 matrix products and convolutions on a GPU may round their inputs to
   // TF32 (10-bit mantissa) for speed; off, they keep full f32 precision.
   bool allow_tf32 = false;
+  // CPU convolutions use oneDNN's direct kernels only; off, oneDNN may pick
+  // Winograd's algorithm for 3x3 stride-1 f32 convolutions (see conv_dnnl.cpp).
+  bool direct_convolutions = false;
 };
 
 // What the runtime found at start: devices usable, and why a GPU is not.

@@ -71,6 +71,24 @@ std::vector<Tensor> conv_inputs(Runtime& rt, const ConvCase& k, DType dtype) {
   return in;
 }
 
+// oneDNN's Winograd kernels need AVX-512 (its avx512_core level).
+bool cpu_has_avx512_core() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+
+// The output and the input, weight and bias gradients of conv2d for case
+// k in `dtype`, the output's gradient random from a fixed seed.
+std::vector<std::vector<double>> conv_output_and_grads(Runtime& rt, const ConvCase& k, DType dtype) {
+  std::vector<Tensor> in = conv_inputs(rt, k, dtype);
+  for (Tensor& x : in) x.set_requires_grad(true);
+  const Tensor y = rt.call1(rt.op("conv2d"), in, make_conv_attrs(rt, k));
+  rt.backward(y, random_tensor(rt, y.shape(), dtype, -1, 1, 4));
+  std::vector<std::vector<double>> result{values(rt, y)};
+  for (const Tensor& x : in) result.push_back(values(rt, x.grad()));
+  return result;
+}
+
 }  // namespace
 
 TEST_CASE("conv2d matches the direct reference", "[nn][conv]") {
@@ -123,18 +141,37 @@ TEST_CASE("conv2d f32 gradients through oneDNN match the f64 reference", "[nn][c
   Runtime rt;
   for (const ConvCase& k : kCases) {
     INFO("input " << to_string(k.input) << " weight " << to_string(k.weight) << " groups " << k.groups);
-    std::vector<std::vector<double>> grads[2];
-    int slot = 0;
-    for (DType t : {DType::f64, DType::f32}) {
-      std::vector<Tensor> in = conv_inputs(rt, k, t);
-      for (Tensor& x : in) x.set_requires_grad(true);
-      const Tensor y = rt.call1(rt.op("conv2d"), in, make_conv_attrs(rt, k));
-      rt.backward(y, random_tensor(rt, y.shape(), t, -1, 1, 4));
-      for (const Tensor& x : in) grads[slot].push_back(values(rt, x.grad()));
-      ++slot;
-    }
-    for (size_t i = 0; i < grads[0].size(); ++i) require_close(grads[1][i], grads[0][i], 1e-4, 1e-4);
+    const auto expected = conv_output_and_grads(rt, k, DType::f64);
+    const auto actual = conv_output_and_grads(rt, k, DType::f32);
+    for (size_t i = 1; i < actual.size(); ++i) require_close(actual[i], expected[i], 1e-4, 1e-4);
   }
+}
+
+TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, unless convolutions are direct",
+          "[nn][conv][grad]") {
+  // A ResNet-like 3x3 stride-1 layer with a batch past oneDNN's threshold
+  // for choosing Winograd.
+  const ConvCase k{{32, 64, 16, 16}, {64, 64, 3, 3}, 1, 1, 1, 1, true};
+  RuntimeOptions direct_options;
+  direct_options.direct_convolutions = true;
+  Runtime fast, direct(direct_options);
+  const auto expected = conv_output_and_grads(direct, k, DType::f64);
+  std::vector<std::vector<double>> outputs;
+  for (Runtime* rt : {&fast, &direct}) {
+    INFO((rt == &fast ? "default runtime" : "direct_convolutions"));
+    const auto actual = conv_output_and_grads(*rt, k, DType::f32);
+    // Outputs are sums of 576 products of values in [-1, 1), a few units;
+    // the weight gradients sum 8192 products.
+    require_close(actual[0], expected[0], 1e-4, 1e-4);
+    for (size_t i = 1; i < actual.size(); ++i) require_close(actual[i], expected[i], 1e-3, 1e-4);
+    outputs.push_back(actual[0]);
+  }
+  if (!cpu_has_avx512_core()) {
+    WARN("this CPU has no AVX-512: oneDNN has no Winograd kernels to choose here");
+    return;
+  }
+  // Winograd rounds differently from the direct kernel: some output differs.
+  CHECK(outputs[0] != outputs[1]);
 }
 
 TEST_CASE("conv2d rejects shapes that do not fit", "[nn][conv][errors]") {
