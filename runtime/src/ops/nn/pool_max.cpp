@@ -196,25 +196,60 @@ void max_pool_backward_infer(InferCall& c) {
   c.outputs.push_back({c.inputs[1].shape(), c.inputs[1].dtype(), c.device});
 }
 
+// One 2x2 stride-2 window of max_pool_2x2_backward's tail: all four
+// gradient elements written, the output's gradient at the choice.
+template <class T>
+void max_pool_2x2_window_backward(const T* top, T grad, T* top_grad, int64_t w) {
+  const T* values[4] = {top, top + 1, top + w, top + w + 1};
+  int best = 0;
+  for (int k = 1; k < 4; ++k) {
+    const acc_t<T> v = load_acc(*values[k]), best_value = load_acc(*values[best]);
+    if (v > best_value || (std::isnan(v) && !std::isnan(best_value))) best = k;
+  }
+  T* grads[4] = {top_grad, top_grad + 1, top_grad + w, top_grad + w + 1};
+  for (int k = 0; k < 4; ++k) *grads[k] = k == best ? grad : store_acc<T>(0);
+}
+
+// max_pool2d_backward of one plane for 2x2 windows with stride 2: the
+// windows tile the plane but for a last odd row or column, which no window
+// covers and which is zeroed; everything else is written once.
+template <class T>
+void max_pool_2x2_plane_backward(const Pool2dGeometry& g, const T* plane, const T* grad_out, T* grad_in) {
+  int64_t first_column = 0;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>)
+    first_column = max_pool_2x2_backward(plane, grad_out, grad_in, g.w, g.out_h, g.out_w);
+  for (int64_t i = 0; i < g.out_h; ++i) {
+    for (int64_t j = first_column; j < g.out_w; ++j)
+      max_pool_2x2_window_backward(plane + 2 * (i * g.w + j), grad_out[i * g.out_w + j], grad_in + 2 * (i * g.w + j),
+                                   g.w);
+    if (g.w % 2 != 0) {
+      grad_in[2 * i * g.w + g.w - 1] = store_acc<T>(0);
+      grad_in[(2 * i + 1) * g.w + g.w - 1] = store_acc<T>(0);
+    }
+  }
+  if (g.h % 2 != 0) std::fill(grad_in + (g.h - 1) * g.w, grad_in + g.h * g.w, store_acc<T>(0));
+}
+
 template <class T>
 void max_pool_backward_kernel(const KernelCall& c) {
   const Pool2dGeometry g = pool2d_geometry(c.op, c.attrs, c.inputs[1].shape());
   const T* grad_out = c.inputs[0].data<T>();
   const T* in = c.inputs[1].data<T>();
   T* grad_in = c.outputs[0].data<T>();
+  const bool inside = windows_inside(g), tiled = is_2x2_stride_2(g);
   // Overlapping windows can pick one element twice: each plane is one thread's.
   c.runtime.thread_pool().parallel_for(g.planes(), plane_grain(g.h * g.w), [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const T* plane = in + p * g.h * g.w;
       const T* src = grad_out + p * g.out_h * g.out_w;
       T* dst = grad_in + p * g.h * g.w;
+      if (tiled) {
+        max_pool_2x2_plane_backward(g, plane, src, dst);
+        continue;
+      }
       std::fill(dst, dst + g.h * g.w, store_acc<T>(0));
-      int64_t first_column = 0;
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>)
-        if (is_2x2_stride_2(g)) first_column = max_pool_2x2_backward(plane, src, dst, g.w, g.out_h, g.out_w);
-      const bool inside = windows_inside(g);
       for (int64_t i = 0; i < g.out_h; ++i)
-        for (int64_t j = first_column; j < g.out_w; ++j) {
+        for (int64_t j = 0; j < g.out_w; ++j) {
           T& d = dst[inside ? inside_window_argmax(g, plane, i, j) : window_argmax(g, plane, i, j)];
           d = store_acc<T>(load_acc(d) + load_acc(src[i * g.out_w + j]));
         }
