@@ -204,23 +204,81 @@ void batch_norm_backward_infer(InferCall& c) {
   c.outputs.push_back({Shape{s[1]}, t, c.device});
 }
 
-// The gradients of channel ch, whose forward normalised with mean m and
-// 1 / std invstd and scaled by `weight`.
+// The sums over one channel that its gradients need, taken in one pass over
+// the input and the output's gradient: of g, of g * (x - shift), and, for the
+// batch's statistics, of x - shift and (x - shift)^2. Shifting by a value
+// near the mean (an element of the channel, or the running mean) keeps the
+// variance from the squares close to the forward's two-pass one. Each run
+// of up to kChunk elements is summed in kLanes interleaved partial sums of
+// T's accumulation type (vectors, with the caller's clones), and the runs in
+// double.
+struct ChannelSums {
+  double g = 0, g_x = 0, x = 0, x_x = 0;
+};
+
 template <class T>
-KILN_VECTOR_CLONES void backward_channel(const ChannelLayout& l, int64_t ch, const T* g, const T* x, double m,
-                                         double invstd, double weight, bool training, T* grad_input, T* grad_weight,
-                                         T* grad_bias) {
-  const double sum_g = l.sum(ch, [g](int64_t k) { return double(g[k]); });
-  const double sum_g_centred = l.sum(ch, [g, x, m](int64_t k) { return double(g[k]) * (double(x[k]) - m); });
-  grad_bias[ch] = T(sum_g);
-  grad_weight[ch] = T(sum_g_centred * invstd);
-  const double scale = invstd * weight;
-  // Training: the batch mean and variance depend on every input too,
-  // which subtracts the gradient's mean and its projection on x_hat.
+[[gnu::always_inline]] inline ChannelSums channel_sums(const ChannelLayout& l, int64_t ch, const T* g, const T* x,
+                                                       double shift) {
+  using A = acc_t<T>;
+  constexpr int kLanes = 16;
+  constexpr int64_t kChunk = 1024;  // elements per partial sum at most 64 in f32: a few ulps
+  const A shift_a = A(shift);
+  ChannelSums sums;
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t first = 0; first < l.inner; first += kChunk) {
+      const int64_t at = (o * l.channels + ch) * l.inner + first, n = std::min(kChunk, l.inner - first);
+      const T* gr = g + at;
+      const T* xr = x + at;
+      A sum_g[kLanes] = {}, sum_g_x[kLanes] = {}, sum_x[kLanes] = {}, sum_x_x[kLanes] = {};
+      const auto add = [&](int lane, int64_t i) {
+        const A gk = A(gr[i]), xk = A(xr[i]) - shift_a;
+        sum_g[lane] += gk;
+        sum_g_x[lane] += gk * xk;
+        sum_x[lane] += xk;
+        sum_x_x[lane] += xk * xk;
+      };
+      int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes)
+        for (int lane = 0; lane < kLanes; ++lane) add(lane, i + lane);
+      for (; i < n; ++i) add(0, i);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        sums.g += double(sum_g[lane]);
+        sums.g_x += double(sum_g_x[lane]);
+        sums.x += double(sum_x[lane]);
+        sums.x_x += double(sum_x_x[lane]);
+      }
+    }
+  return sums;
+}
+
+// The gradients of channel ch. Training normalised with the batch's
+// statistics, which the sums give; evaluation with `running_mean` and
+// `running_var`.
+template <class T>
+KILN_VECTOR_CLONES void backward_channel(const ChannelLayout& l, int64_t ch, const T* g, const T* x,
+                                         double running_mean, double running_var, double eps, double weight,
+                                         bool training, T* grad_input, T* grad_weight, T* grad_bias) {
   const double n = double(l.count());
-  const double g_mean = training ? sum_g / n : 0.0;
+  const double shift = training ? double(x[ch * l.inner]) : running_mean;
+  const ChannelSums sums = channel_sums(l, ch, g, x, shift);
+  const double mean_offset = training ? sums.x / n : 0.0;  // the mean, less the shift
+  const double m = shift + mean_offset;
+  const double var = training ? std::max(0.0, sums.x_x / n - mean_offset * mean_offset) : running_var;
+  const double invstd = inverse_std(var, eps);
+  // sum g * (x - m) = sum g * (x - shift) - (m - shift) * sum g
+  const double sum_g_centred = sums.g_x - mean_offset * sums.g;
+  grad_bias[ch] = T(sums.g);
+  grad_weight[ch] = T(sum_g_centred * invstd);
+  // Training: the batch mean and variance depend on every input too,
+  // which subtracts the gradient's mean and its projection on x_hat:
+  // grad_input = scale * (g - g_mean - (x - m) * centred_coef), as
+  // g * scale + (x * -centred_coef * scale + offset), in T's accumulation type.
+  using A = acc_t<T>;
+  const double scale = invstd * weight;
+  const double g_mean = training ? sums.g / n : 0.0;
   const double centred_coef = training ? sum_g_centred * invstd * invstd / n : 0.0;
-  l.for_each(ch, [&](int64_t k) { grad_input[k] = T(scale * (double(g[k]) - g_mean - (double(x[k]) - m) * centred_coef)); });
+  const A g_scale = A(scale), x_scale = A(-centred_coef * scale), offset = A(scale * (m * centred_coef - g_mean));
+  l.for_each(ch, [&](int64_t k) { grad_input[k] = T(A(g[k]) * g_scale + (A(x[k]) * x_scale + offset)); });
 }
 
 template <class T>
@@ -228,18 +286,18 @@ void batch_norm_backward_kernel(const KernelCall& c) {
   const T* g = c.inputs[0].data<T>();
   const T* x = c.inputs[1].data<T>();
   const Tensor weight = optional_input(c.inputs, kBackward.weight);
+  const Tensor running_mean = optional_input(c.inputs, kBackward.running_mean);
+  const Tensor running_var = optional_input(c.inputs, kBackward.running_var);
   const bool training = c.op.attr_bool(c.attrs, "training");
   const double eps = c.op.attr_real(c.attrs, "eps");
   const ChannelLayout l(c.inputs[1].shape());
-  std::vector<double> mean, var;
-  channel_statistics(c.runtime.thread_pool(), l, x, optional_input(c.inputs, kBackward.running_mean),
-                     optional_input(c.inputs, kBackward.running_var), training, mean, var);
   T* grad_input = c.outputs[0].data<T>();
   T* grad_weight = c.outputs[1].data<T>();
   T* grad_bias = c.outputs[2].data<T>();
   c.runtime.thread_pool().parallel_for(l.channels, l.grain(), [&](int64_t begin, int64_t end) {
     for (int64_t ch = begin; ch < end; ++ch)
-      backward_channel(l, ch, g, x, mean[size_t(ch)], inverse_std(var[size_t(ch)], eps),
+      backward_channel(l, ch, g, x, training ? 0.0 : double(running_mean.data<T>()[ch]),
+                       training ? 0.0 : double(running_var.data<T>()[ch]), eps,
                        weight ? double(weight.data<T>()[ch]) : 1.0, training, grad_input, grad_weight, grad_bias);
   });
 }

@@ -199,6 +199,25 @@ TEST_CASE("batch_norm's backward in f32 matches f64, training and evaluating, wi
     }
 }
 
+TEST_CASE("batch_norm's backward in f32 stays close to f64 on planes larger than one partial sum, far from zero",
+          "[nn][norm][grad]") {
+  Runtime rt;
+  const auto cast = [&](const Tensor& t, DType d) { return rt.call1("cast", {t}, {{"dtype", d}}); };
+  // 40 x 40 values per plane, centred on 100 with a spread of 1: the f64
+  // reference takes the same (f32-rounded) numbers.
+  const Tensor g = cast(random_tensor(rt, {3, 2, 40, 40}, DType::f64, -1.0, 1.0, 61), DType::f32);
+  const Tensor x = cast(random_tensor(rt, {3, 2, 40, 40}, DType::f64, 99.0, 101.0, 62), DType::f32);
+  const Tensor w = cast(random_tensor(rt, {2}, DType::f64, 0.5, 1.5, 63), DType::f32);
+  const OpDef& op = rt.op("batch_norm_backward");
+  const Attrs attrs = op.make_attrs({{"training", true}});
+  const std::vector<Tensor> want =
+      rt.call(op, std::vector<Tensor>{cast(g, DType::f64), cast(x, DType::f64), cast(w, DType::f64)}, attrs);
+  const std::vector<Tensor> got = rt.call(op, std::vector<Tensor>{g, x, w}, attrs);
+  require_close(rt, got[0], values(rt, want[0]), 1e-5, 1e-4);  // grad_input, values up to about 2.5
+  require_close(rt, got[1], values(rt, want[1]), 1e-3, 1e-5);  // sums of 4800 products
+  require_close(rt, got[2], values(rt, want[2]), 1e-3, 1e-5);
+}
+
 TEST_CASE("normalisation rejects wrong shapes, modes and dtypes", "[nn][norm][errors]") {
   Runtime rt;
   const Tensor x = rt.full({4, 3, 2, 2}, 1.0);
