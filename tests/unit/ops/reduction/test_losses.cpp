@@ -130,16 +130,16 @@ TEST_CASE("loss gradients match finite differences", "[reduction][loss][grad]") 
   }
 }
 
-TEST_CASE("f32 cross_entropy_backward (softmax through oneDNN for [N, C]) matches f64", "[reduction][loss][grad]") {
+TEST_CASE("f32 cross_entropy and its backward (softmax through oneDNN) match f64", "[reduction][loss][grad]") {
   Runtime rt;
-  // Scores [N, C] (oneDNN) and [N, C, d] with classes at a stride, as a
-  // sequence model's [batch, classes, positions] (plain loops); one ignored
-  // target in each.
-  for (const Shape& shape : {Shape{15, 7}, Shape{3, 7, 5}}) {
+  // Scores [N, C] and [N, C, d...] with classes at a stride, as a sequence
+  // model's [batch, classes, positions] (copied to dense rows for oneDNN);
+  // one ignored target in each.
+  for (const Shape& shape : {Shape{15, 7}, Shape{3, 7, 5}, Shape{2, 7, 3, 5}}) {
     const Tensor x = random_tensor(rt, shape, DType::f64, -4.0, 4.0, 45);
     Shape target_shape = shape;
     target_shape.erase(1);
-    std::vector<double> classes(15);
+    std::vector<double> classes(size_t(target_shape.numel()));
     for (size_t i = 0; i < classes.size(); ++i) classes[i] = double((i * 3) % 7);
     classes[4] = -100;
     const Tensor t = make_tensor(rt, target_shape, classes, DType::i64);
@@ -150,6 +150,8 @@ TEST_CASE("f32 cross_entropy_backward (softmax through oneDNN for [N, C]) matche
         const NamedAttrs attrs = {{"reduction", std::string(reduction)}, {"label_smoothing", eps}};
         const Tensor g = std::string(reduction) == "none" ? random_tensor(rt, target_shape, DType::f64, 0.5, 1.5, 46)
                                                            : make_tensor(rt, {}, {1.5});
+        const Tensor loss = rt.call1("cross_entropy", {x, t}, attrs);
+        require_close(rt, rt.call1("cross_entropy", {f32(x), t}, attrs), values(rt, loss), 1e-5, 1e-5);
         const Tensor want = rt.call1("cross_entropy_backward", {g, x, t}, attrs);
         const Tensor got = rt.call1("cross_entropy_backward", {f32(g), f32(x), t}, attrs);
         require_close(rt, got, values(rt, want), 1e-6, 1e-5);
