@@ -95,10 +95,14 @@ struct ConvArg {
 
 // Runs `c` on kiln's plain buffers: inputs whose chosen layout differs are
 // reordered into scratch memory first, outputs are reordered back after.
+// The scratch comes from the runtime's caching allocator: oneDNN's own
+// would take fresh pages from the system, and clear them, on every call.
 template <class Prim>
-void execute_in_chosen_layouts(DnnlContext& ctx, const ChosenPrimitive<Prim>& c, const std::vector<ConvArg>& args) {
+void execute_in_chosen_layouts(Runtime& rt, const ChosenPrimitive<Prim>& c, const std::vector<ConvArg>& args) {
+  DnnlContext& ctx = rt.dnnl();
   std::unordered_map<int, memory> prim_args;
   std::vector<std::pair<memory, memory>> before, after;  // (from, to) reorders
+  std::vector<Tensor> scratch_buffers;
   for (const ConvArg& a : args) {
     memory plain = wrap(ctx, a.plain, a.data);
     const auto chosen = c.layouts.find(a.id);
@@ -106,7 +110,9 @@ void execute_in_chosen_layouts(DnnlContext& ctx, const ChosenPrimitive<Prim>& c,
       prim_args.emplace(a.id, plain);
       continue;
     }
-    memory scratch(chosen->second, ctx.engine());
+    const Tensor& buffer =
+        scratch_buffers.emplace_back(rt.empty(Shape{int64_t(chosen->second.get_size())}, DType::u8));
+    memory scratch(chosen->second, ctx.engine(), buffer.raw_data());
     prim_args.emplace(a.id, scratch);
     if (a.output)
       after.emplace_back(scratch, plain);
@@ -160,7 +166,7 @@ void conv2d_forward_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, 
                             {DNNL_ARG_WEIGHTS, d.weights, weight.raw_data(), false},
                             {DNNL_ARG_DST, d.dst, output.raw_data(), true}};
   if (with_bias) args.push_back({DNNL_ARG_BIAS, d.bias, bias.raw_data(), false});
-  execute_in_chosen_layouts(ctx, *c, args);
+  execute_in_chosen_layouts(rt, *c, args);
 }
 
 void conv2d_backward_input_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, const Tensor& grad_output,
@@ -176,7 +182,7 @@ void conv2d_backward_input_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeomet
                                                         {DNNL_ARG_WEIGHTS, pd.weights_desc()},
                                                         {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}});
   });
-  execute_in_chosen_layouts(ctx, *c,
+  execute_in_chosen_layouts(rt, *c,
                             {{DNNL_ARG_DIFF_DST, d.dst, grad_output.raw_data(), false},
                              {DNNL_ARG_WEIGHTS, d.weights, weight.raw_data(), false},
                              {DNNL_ARG_DIFF_SRC, d.src, grad_input.raw_data(), true}});
@@ -197,7 +203,7 @@ void conv2d_backward_weight_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeome
                                                            {DNNL_ARG_SRC, pd.src_desc()},
                                                            {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}});
   });
-  execute_in_chosen_layouts(ctx, *c,
+  execute_in_chosen_layouts(rt, *c,
                             {{DNNL_ARG_DIFF_DST, d.dst, grad_output.raw_data(), false},
                              {DNNL_ARG_SRC, d.src, input.raw_data(), false},
                              {DNNL_ARG_DIFF_WEIGHTS, d.weights, grad_weight.raw_data(), true}});
