@@ -190,6 +190,7 @@ int64_t row_of_base(int64_t base, int64_t stride, int64_t classes) {
 // into `out`, [rows, C], dense.
 template <bool Log>
 void softmax_of_rows(Runtime& rt, const ClassRows& r, const float* x, float* out) {
+  if (r.count == 0) return;
   const SoftmaxRows dense{r.count, r.classes, 1};
   if (r.stride == 1) return dnnl_softmax_rows<Log>(rt, dense, x, out);
   const int64_t n = r.count / r.stride;

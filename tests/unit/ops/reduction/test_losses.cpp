@@ -159,6 +159,20 @@ TEST_CASE("f32 cross_entropy and its backward (softmax through oneDNN) match f64
   }
 }
 
+TEST_CASE("f32 cross_entropy of no positions sums to 0, with an empty gradient", "[reduction][loss]") {
+  Runtime rt;
+  for (const Shape& shape : {Shape{0, 5}, Shape{2, 5, 0}}) {
+    INFO(to_string(shape));
+    Shape target_shape = shape;
+    target_shape.erase(1);
+    const Tensor x = rt.full(shape, 1.0, DType::f32);
+    const Tensor t = rt.full(target_shape, 0.0, DType::i64);
+    require_close(rt, rt.call1("cross_entropy", {x, t}, {{"reduction", "sum"}}), {0.0});
+    const Tensor g = rt.call1("cross_entropy_backward", {rt.full({}, 1.0, DType::f32), x, t}, {{"reduction", "sum"}});
+    CHECK(g.shape() == shape);
+  }
+}
+
 TEST_CASE("losses reject bad targets, shapes and dtypes", "[reduction][loss][errors]") {
   Runtime rt;
   Tensor x = rt.full({3, 4}, 0.5);
