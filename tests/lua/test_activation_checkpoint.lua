@@ -1,5 +1,5 @@
 -- kiln.nn.Checkpoint: gradients bit-identical to the unwrapped model's with
--- dropout inside, parameters under the names they have unwrapped (a weights
+-- dropout inside (attention's too), parameters under the names they have unwrapped (a weights
 -- file moves between the two), gradients against finite differences in
 -- f64, the plain forward under kiln.no_grad, and what it refuses.
 local kiln = require("kiln")
@@ -37,6 +37,30 @@ end
 local want = step_values(plain)
 expect.values(step_values(wrapped), want, 0, "checkpointed per block")
 expect.values(step_values(whole), want, 0, "checkpointed whole")
+
+-- Attention with dropout on its weights, and a causal mask: the recomputed
+-- forward draws the same dropout mask from the random stream.
+local attention = kiln.nn.MultiHeadAttention(8, 2, {dropout = 0.25, causal = true})
+local tokens = kiln.randn(3, 5, 8):requires_grad(true)
+local function attention_values(model)
+  kiln.manual_seed(77)
+  local out = model(tokens)
+  ;(out * out):sum():backward()
+  local values = {tokens.grad:totable()}
+  tokens:zero_grad()
+  for _, p in ipairs(model:parameters()) do
+    values[#values + 1] = p.grad:totable()
+    p:zero_grad()
+  end
+  return values
+end
+local want_attention = attention_values(attention)
+-- The dropout is live: another seed drops other weights.
+kiln.manual_seed(78)
+local other = attention(tokens):totable()
+kiln.manual_seed(77)
+assert(not pcall(expect.values, other, attention(tokens):totable(), 0, ""), "attention dropout drew nothing")
+expect.values(attention_values(kiln.nn.Checkpoint(attention)), want_attention, 0, "checkpointed attention")
 
 -- Names: those of the unwrapped model, so weights files are interchangeable.
 local names, wrapped_names = plain:named_parameters(), wrapped:named_parameters()

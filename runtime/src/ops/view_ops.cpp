@@ -1,5 +1,5 @@
 // Views: outputs that share their input's storage through other shapes,
-// strides and offsets. reshape copies only when the layout cannot be viewed.
+// strides and offsets. reshape views a contiguous input and copies any other.
 #include <algorithm>
 #include <cstring>
 
