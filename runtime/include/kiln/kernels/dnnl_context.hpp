@@ -40,7 +40,25 @@ class DnnlContext {
   // Kernels hold this while executing: oneDNN streams are not thread-safe.
   // It also bounds the OpenMP pool oneDNN runs on (one thread per core
   // otherwise, whatever the runtime's own count) for the calling thread.
-  std::unique_lock<std::mutex> lock_for_execution();
+  // `work` is about how many element operations the primitive does (an
+  // element-wise op: its elements; a product: its multiply-adds over
+  // kMultiplyAddsPerElement). Below kSerialWork it runs on the calling
+  // thread alone: oneDNN splits any work over every thread, and waking the
+  // pool for a few thousand elements costs more than the work (an LSTM's
+  // gates, [32, 64]: 16 us for sigmoid on one thread, about 1.5 ms on two
+  // while the other core was busy).
+  std::unique_lock<std::mutex> lock_for_execution(int64_t work);
+
+  // Runs `prim` on the stream under that lock (one primitive executes at a
+  // time) and returns when it is done.
+  void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args, int64_t work);
+
+  // kiln's own loops split work in chunks of this many elements (cpu::kElementGrain).
+  static constexpr int64_t kSerialWork = int64_t(1) << 15;
+  // A product's multiply-adds per element of element-wise work: a core's
+  // vector units do about 32 (two 16-lane FMAs a cycle) in the time an
+  // element-wise op moves one element through memory.
+  static constexpr int64_t kMultiplyAddsPerElement = 32;
 
  private:
   dnnl::engine engine_;

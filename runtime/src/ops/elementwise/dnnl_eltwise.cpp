@@ -45,13 +45,6 @@ std::optional<Primitive> vector_code(const std::optional<Desc>& pd) {
   return Primitive(*pd);
 }
 
-void execute(Runtime& rt, const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
-  DnnlContext& ctx = rt.dnnl();
-  const auto lock = ctx.lock_for_execution();
-  prim.execute(ctx.stream(), args);
-  ctx.stream().wait();
-}
-
 // oneDNN takes mutable handles; inputs are only read.
 dnnl::memory wrap(const dnnl::engine& engine, DType dtype, int64_t n, const void* data) {
   return dnnl::memory(flat_desc(dtype, n), engine, const_cast<void*>(data));
@@ -66,7 +59,8 @@ bool dnnl_eltwise_forward(Runtime& rt, const EltwiseParams& p, DType dtype, cons
     return vector_code<dnnl::eltwise_forward>(try_forward_pd(engine, p, dtype, n));
   });
   if (!*prim) return false;
-  execute(rt, **prim, {{DNNL_ARG_SRC, wrap(engine, dtype, n, src)}, {DNNL_ARG_DST, wrap(engine, dtype, n, dst)}});
+  rt.dnnl().execute(**prim, {{DNNL_ARG_SRC, wrap(engine, dtype, n, src)}, {DNNL_ARG_DST, wrap(engine, dtype, n, dst)}},
+                    n);
   return true;
 }
 
@@ -87,10 +81,11 @@ bool dnnl_eltwise_backward(Runtime& rt, const EltwiseParams& p, DType dtype, con
     return vector_code<dnnl::eltwise_backward>(pd);
   });
   if (!*prim) return false;
-  execute(rt, **prim,
-          {{DNNL_ARG_SRC, wrap(engine, dtype, n, src)},
-           {DNNL_ARG_DIFF_DST, wrap(engine, dtype, n, diff_dst)},
-           {DNNL_ARG_DIFF_SRC, wrap(engine, dtype, n, diff_src)}});
+  rt.dnnl().execute(**prim,
+                    {{DNNL_ARG_SRC, wrap(engine, dtype, n, src)},
+                     {DNNL_ARG_DIFF_DST, wrap(engine, dtype, n, diff_dst)},
+                     {DNNL_ARG_DIFF_SRC, wrap(engine, dtype, n, diff_src)}},
+                    n);
   return true;
 }
 

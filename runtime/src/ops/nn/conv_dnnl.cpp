@@ -98,7 +98,8 @@ struct ConvArg {
 // The scratch comes from the runtime's caching allocator: oneDNN's own
 // would take fresh pages from the system, and clear them, on every call.
 template <class Prim>
-void execute_in_chosen_layouts(Runtime& rt, const ChosenPrimitive<Prim>& c, const std::vector<ConvArg>& args) {
+void execute_in_chosen_layouts(Runtime& rt, const Conv2dGeometry& g, const ChosenPrimitive<Prim>& c,
+                               const std::vector<ConvArg>& args) {
   DnnlContext& ctx = rt.dnnl();
   std::unordered_map<int, memory> prim_args;
   std::vector<std::pair<memory, memory>> before, after;  // (from, to) reorders
@@ -119,7 +120,9 @@ void execute_in_chosen_layouts(Runtime& rt, const ChosenPrimitive<Prim>& c, cons
     else
       before.emplace_back(plain, scratch);
   }
-  const auto lock = ctx.lock_for_execution();
+  // Every pass does the forward's multiply-adds.
+  const int64_t multiply_adds = g.output_shape().numel() * g.c_per_group() * g.kh * g.kw;
+  const auto lock = ctx.lock_for_execution(multiply_adds / DnnlContext::kMultiplyAddsPerElement);
   for (auto& [from, to] : before) dnnl::reorder(from, to).execute(ctx.stream(), from, to);
   c.prim.execute(ctx.stream(), prim_args);
   for (auto& [from, to] : after) dnnl::reorder(from, to).execute(ctx.stream(), from, to);
@@ -166,7 +169,7 @@ void conv2d_forward_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, 
                             {DNNL_ARG_WEIGHTS, d.weights, weight.raw_data(), false},
                             {DNNL_ARG_DST, d.dst, output.raw_data(), true}};
   if (with_bias) args.push_back({DNNL_ARG_BIAS, d.bias, bias.raw_data(), false});
-  execute_in_chosen_layouts(rt, *c, args);
+  execute_in_chosen_layouts(rt, g, *c, args);
 }
 
 void conv2d_backward_input_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeometry& g, const Tensor& grad_output,
@@ -182,7 +185,7 @@ void conv2d_backward_input_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeomet
                                                         {DNNL_ARG_WEIGHTS, pd.weights_desc()},
                                                         {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}});
   });
-  execute_in_chosen_layouts(rt, *c,
+  execute_in_chosen_layouts(rt, g, *c,
                             {{DNNL_ARG_DIFF_DST, d.dst, grad_output.raw_data(), false},
                              {DNNL_ARG_WEIGHTS, d.weights, weight.raw_data(), false},
                              {DNNL_ARG_DIFF_SRC, d.src, grad_input.raw_data(), true}});
@@ -203,7 +206,7 @@ void conv2d_backward_weight_dnnl(Runtime& rt, const OpDef& op, const Conv2dGeome
                                                            {DNNL_ARG_SRC, pd.src_desc()},
                                                            {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}});
   });
-  execute_in_chosen_layouts(rt, *c,
+  execute_in_chosen_layouts(rt, g, *c,
                             {{DNNL_ARG_DIFF_DST, d.dst, grad_output.raw_data(), false},
                              {DNNL_ARG_SRC, d.src, input.raw_data(), false},
                              {DNNL_ARG_DIFF_WEIGHTS, d.weights, grad_weight.raw_data(), true}});

@@ -39,12 +39,5 @@ inline dnnl::memory wrap(DnnlContext& ctx, const dnnl::memory::desc& md, const v
   return dnnl::memory(md, ctx.engine(), const_cast<void*>(data));
 }
 
-// Runs `prim` on the runtime's stream; the stream is shared, so one primitive
-// executes at a time and the call returns when it is done.
-inline void execute(DnnlContext& ctx, const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
-  const auto lock = ctx.lock_for_execution();
-  prim.execute(ctx.stream(), args);
-  ctx.stream().wait();
-}
 
 }  // namespace kiln::nn

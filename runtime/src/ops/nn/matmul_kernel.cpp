@@ -122,7 +122,7 @@ bool try_dnnl_matmul(Runtime& rt, const Tensor& a, const Tensor& b, const Tensor
       {DNNL_ARG_WEIGHTS, wrap(ctx, typed_desc(lb.dims, lb.strides, dtype), b.raw_data())},
       {DNNL_ARG_DST, wrap(ctx, typed_desc(lout.dims, dtype), out.raw_data())}};
   if (bias.defined()) args.emplace(DNNL_ARG_BIAS, wrap(ctx, typed_desc(lbias.dims, dtype), bias.raw_data()));
-  execute(ctx, **prim, args);
+  ctx.execute(**prim, args, out.numel() * a.dim(-1) / DnnlContext::kMultiplyAddsPerElement);
   return true;
 }
 

@@ -39,7 +39,7 @@ void dnnl_layer_norm(Runtime& rt, const Tensor& input, int64_t rows, int64_t siz
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(ctx, data, input.raw_data())},
                                           {DNNL_ARG_DST, wrap(ctx, data, output.raw_data())}};
   add_affine_args(ctx, weight, bias, args);
-  execute(ctx, *prim, args);
+  ctx.execute(*prim, args, rows * size);
 }
 
 }  // namespace kiln::nn

@@ -33,7 +33,8 @@ void run_pooling(Runtime& rt, const Pool2dGeometry& g, dnnl::algorithm algorithm
         {g.dilation_h - 1, g.dilation_w - 1}, {g.pad_h, g.pad_w}, pad_r);
     return dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, ctx.engine()));
   });
-  execute(ctx, *prim, {{DNNL_ARG_SRC, wrap(ctx, src, input.raw_data())}, {DNNL_ARG_DST, wrap(ctx, dst, output.raw_data())}});
+  ctx.execute(*prim, {{DNNL_ARG_SRC, wrap(ctx, src, input.raw_data())}, {DNNL_ARG_DST, wrap(ctx, dst, output.raw_data())}},
+              input.numel());
 }
 
 }  // namespace

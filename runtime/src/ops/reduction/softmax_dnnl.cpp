@@ -39,12 +39,6 @@ std::shared_ptr<ForwardBundle<Log>> forward_bundle(DnnlContext& ctx, const Softm
   });
 }
 
-void execute(DnnlContext& ctx, const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
-  const auto lock = ctx.lock_for_execution();
-  p.execute(ctx.stream(), args);
-  ctx.stream().wait();
-}
-
 }  // namespace
 
 template <bool Log>
@@ -55,7 +49,7 @@ void dnnl_softmax_rows(Runtime& rt, const SoftmaxRows& r, const float* x, float*
   const dnnl::memory::desc md = rows_desc(r);
   dnnl::memory src(md, ctx.engine(), const_cast<float*>(x));  // only read
   dnnl::memory dst(md, ctx.engine(), y);
-  execute(ctx, bundle->primitive, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+  ctx.execute(bundle->primitive, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, r.outer * r.n * r.inner);
 }
 
 template <bool Log>
@@ -80,7 +74,8 @@ void softmax_backward_dnnl_kernel(const KernelCall& c) {
   dnnl::memory diff_dst(md, ctx.engine(), c.inputs[0].raw_data());
   dnnl::memory dst(md, ctx.engine(), c.inputs[1].raw_data());
   dnnl::memory diff_src(md, ctx.engine(), c.outputs[0].raw_data());
-  execute(ctx, *backward, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DST, dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
+  ctx.execute(*backward, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DST, dst}, {DNNL_ARG_DIFF_SRC, diff_src}},
+              c.inputs[0].numel());
 }
 
 template void dnnl_softmax_rows<false>(Runtime&, const SoftmaxRows&, const float*, float*);
