@@ -32,7 +32,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-MODELS = ["fashion_cnn", "small_cnn", "mlp", "char_transformer", "separable_cnn", "resnet18"]
+MODELS = ["fashion_cnn", "small_cnn", "mlp", "char_transformer", "char_lstm", "separable_cnn", "resnet18"]
 KILN_LINE = re.compile(r"kiln \w+: ([0-9.]+) (\w+)/s, ([0-9.]+) GFLOP/s, peak ([0-9.]+) GFLOP/s, (\d+) parameters")
 TORCH_LINE = re.compile(r"torch \w+: ([0-9.]+) (\w+)/s, (\d+) parameters")
 NS_LINE = re.compile(r"^(.*): ([0-9.]+) ns per call", re.M)

@@ -55,6 +55,23 @@ models.char_transformer = {
   end,
 }
 
+-- examples/char_lstm.lua's network on the transformer's data: embedding,
+-- a 2-layer LSTM of width 64, the output layer, scores as [B, V, T].
+models.char_lstm = {
+  batch = 32, input = { 64 }, vocabulary = 65, classes = 65, target = { 64 }, optimizer = adamw, unit = "tokens",
+  build = function(nn)
+    return nn.Graph {
+      inputs = { "x" },
+      nodes = {
+        { "embed", nn.Embedding(65, 64), { "x" } },
+        { "lstm", nn.LSTM(64, 64, 2, { batch_first = true }), { "embed" } },
+        { "head", nn.Linear(64, 65), { "lstm:0" } },
+        { "scores", nn.op("permute", { dims = { 0, 2, 1 } }), { "head" } },
+      },
+    }
+  end,
+}
+
 -- ResNet-18's basic block: two 3x3 convolutions with batch norm, and the
 -- input added back (through a strided 1x1 convolution when the shape changes).
 local function basic_block(nn, from, to, stride)
@@ -93,5 +110,5 @@ models.resnet18 = image_classifier(32, { 3, 32, 32 }, sgd, function(nn)
   return model
 end)
 
-models.order = { "fashion_cnn", "small_cnn", "mlp", "char_transformer", "separable_cnn", "resnet18" }
+models.order = { "fashion_cnn", "small_cnn", "mlp", "char_transformer", "char_lstm", "separable_cnn", "resnet18" }
 return models

@@ -86,6 +86,20 @@ class CharTransformer(nn.Module):
         return self.head(self.norm(x)).transpose(1, 2)
 
 
+class CharLSTM(nn.Module):
+    """examples/char_lstm.lua's network: embedding, a 2-layer LSTM and the
+    output layer; the scores come as [B, V, T]."""
+
+    def __init__(self, vocabulary=65, width=64, layers=2):
+        super().__init__()
+        self.embedding = nn.Embedding(vocabulary, width)
+        self.lstm = nn.LSTM(width, width, layers, batch_first=True)
+        self.head = nn.Linear(width, vocabulary)
+
+    def forward(self, tokens):
+        return self.head(self.lstm(self.embedding(tokens))[0]).transpose(1, 2)
+
+
 class BasicBlock(nn.Module):
     """ResNet-18's block: two 3x3 convolutions with batch norm, and the input
     added back (through a strided 1x1 convolution when the shape changes)."""
@@ -118,6 +132,7 @@ MODELS = {
     "small_cnn": Model(64, (1, 28, 28), small_cnn, sgd),
     "mlp": Model(128, (784,), mlp, adam),
     "char_transformer": Model(32, (64,), CharTransformer, adamw, classes=65, vocabulary=65, unit="tokens"),
+    "char_lstm": Model(32, (64,), CharLSTM, adamw, classes=65, vocabulary=65, unit="tokens"),
     "separable_cnn": Model(128, (1, 28, 28), separable_cnn, adamw),
     "resnet18": Model(32, (3, 32, 32), resnet18, sgd),
 }
