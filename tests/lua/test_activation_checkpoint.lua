@@ -19,17 +19,24 @@ assert(whole:type() == "Checkpoint")
 local x = kiln.randn(5, 6):requires_grad(true)
 local w = kiln.randn(5, 4)
 
--- x's and every parameter's gradient after one backward, then the output
--- of one more forward (which shows where the random stream was left).
-local function step_values(model)
-  kiln.manual_seed(1234)
-  ;(model(x) * w):sum():backward()
-  local values = {x.grad:totable()}
-  x:zero_grad()
+-- The input's and every parameter's gradient after one backward of
+-- loss(model(input)), the random stream seeded with `seed` first.
+local function gradients(model, input, seed, loss)
+  kiln.manual_seed(seed)
+  loss(model(input)):backward()
+  local values = {input.grad:totable()}
+  input:zero_grad()
   for _, p in ipairs(model:parameters()) do
     values[#values + 1] = p.grad:totable()
     p:zero_grad()
   end
+  return values
+end
+
+-- x's and every parameter's gradient, then the output of one more forward
+-- (which shows where the random stream was left).
+local function step_values(model)
+  local values = gradients(model, x, 1234, function(y) return (y * w):sum() end)
   values[#values + 1] = model(x):totable()
   return values
 end
@@ -43,16 +50,7 @@ expect.values(step_values(whole), want, 0, "checkpointed whole")
 local attention = kiln.nn.MultiHeadAttention(8, 2, {dropout = 0.25, causal = true})
 local tokens = kiln.randn(3, 5, 8):requires_grad(true)
 local function attention_values(model)
-  kiln.manual_seed(77)
-  local out = model(tokens)
-  ;(out * out):sum():backward()
-  local values = {tokens.grad:totable()}
-  tokens:zero_grad()
-  for _, p in ipairs(model:parameters()) do
-    values[#values + 1] = p.grad:totable()
-    p:zero_grad()
-  end
-  return values
+  return gradients(model, tokens, 77, function(out) return (out * out):sum() end)
 end
 local want_attention = attention_values(attention)
 -- The dropout is live: another seed drops other weights.
