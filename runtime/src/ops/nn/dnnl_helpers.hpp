@@ -39,5 +39,4 @@ inline dnnl::memory wrap(DnnlContext& ctx, const dnnl::memory::desc& md, const v
   return dnnl::memory(md, ctx.engine(), const_cast<void*>(data));
 }
 
-
 }  // namespace kiln::nn
