@@ -41,6 +41,6 @@ done:
 
 static const char* const state_names[] = {"h0"};
 
-static const kl_rnn_cell gru_cell = {"GRU", 3, 1, state_names, KL_RNN_PROJ_SIZE, gru_step};
+static const kl_rnn_cell gru_cell = {"GRU", 3, 1, state_names, KL_RNN_PROJ_SIZE, gru_step, NULL};
 
 kiln_status kl_register_gru(kiln_registrar* registrar) { return kl_rnn_register(registrar, &gru_cell); }

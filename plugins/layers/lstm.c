@@ -8,7 +8,9 @@
  *   c' = sigmoid(f) * c + sigmoid(i) * tanh(g)
  *   h' = sigmoid(o) * tanh(c')             (h' W_hr^T with proj_size)
  *
- * Forward: (input) or (input, h0, c0); outputs (output, h_n, c_n). */
+ * Forward: (input) or (input, h0, c0); outputs (output, h_n, c_n). Without
+ * proj_size, on the CPU, each direction runs as one lstm_recurrence op,
+ * the same equations with every step fused. */
 #include "host.h"
 #include "layers.h"
 #include "rnn.h"
@@ -39,8 +41,44 @@ done:
   return st;
 }
 
+/* Whether the lstm_recurrence op has kernels for x_proj: f32 or f64 on the CPU. */
+static kiln_status fused_kernels(kiln_tensor* x_proj, int* fused) {
+  kiln_tensor_desc d;
+  kiln_device_type device;
+  int index = 0;
+  kiln_status st = kl_host.tensor_describe(x_proj, &d);
+  if (st == KILN_OK) st = kl_host.tensor_device(x_proj, &device, &index);
+  *fused = st == KILN_OK && device == KILN_DEVICE_CPU && (d.dtype == KILN_F32 || d.dtype == KILN_F64);
+  return st;
+}
+
+/* The direction in one lstm_recurrence op, whose states are [N, H] where
+ * the forward's pieces are [1, N, H]; without proj_size, which the op does
+ * not take. */
+static kiln_status lstm_sequence(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weights* w, kiln_tensor* x_proj,
+                                 int reverse, kiln_tensor** state, kiln_tensor** out, int* ran) {
+  kiln_tensor *inputs[5], *results[3] = {NULL, NULL, NULL};
+  const kiln_attr attr = kiln_attr_bool("reverse", reverse);
+  kiln_status st;
+  *ran = 0;
+  if (w->w_hr) return KILN_OK;
+  KL_TRY(fused_kernels(x_proj, ran));
+  if (!*ran) return KILN_OK;
+  inputs[0] = x_proj;
+  KL_TRY(kl_rnn_squeeze0(s, rnn, state[0], &inputs[1]));
+  KL_TRY(kl_rnn_squeeze0(s, rnn, state[1], &inputs[2]));
+  inputs[3] = w->w_hh;
+  inputs[4] = w->b_hh;
+  KL_TRY(kl_call_n(s, rnn->ops[KL_RNN_OP_LSTM_RECURRENCE], inputs, 5, &attr, 1, results, 3));
+  *out = results[0];
+  KL_TRY(kl_rnn_unsqueeze0(s, rnn, results[1], &state[0]));
+  KL_TRY(kl_rnn_unsqueeze0(s, rnn, results[2], &state[1]));
+done:
+  return st;
+}
+
 static const char* const state_names[] = {"h0", "c0"};
 
-static const kl_rnn_cell lstm_cell = {"LSTM", 4, 2, state_names, KL_RNN_N_CONFIG, lstm_step};
+static const kl_rnn_cell lstm_cell = {"LSTM", 4, 2, state_names, KL_RNN_N_CONFIG, lstm_step, lstm_sequence};
 
 kiln_status kl_register_lstm(kiln_registrar* registrar) { return kl_rnn_register(registrar, &lstm_cell); }

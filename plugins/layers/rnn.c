@@ -45,6 +45,7 @@ static const char* const op_names[KL_RNN_N_OPS] = {
     [KL_RNN_OP_UNSQUEEZE] = "unsqueeze",
     [KL_RNN_OP_SQUEEZE] = "squeeze",
     [KL_RNN_OP_DROPOUT] = "dropout",
+    [KL_RNN_OP_LSTM_RECURRENCE] = "lstm_recurrence",
 };
 
 static void rnn_destroy(void* state) {
@@ -177,6 +178,17 @@ kiln_status kl_rnn_hidden_product(kl_scratch* s, const kl_rnn* rnn, const kl_rnn
   inputs[1] = w->w_hh;
   inputs[2] = w->b_hh;
   return kl_call(s, rnn->ops[KL_RNN_OP_LINEAR], inputs, 3, NULL, 0, out);
+}
+
+kiln_status kl_rnn_squeeze0(kl_scratch* s, const kl_rnn* rnn, kiln_tensor* t, kiln_tensor** out) {
+  const int64_t dim = 0;
+  const kiln_attr attr = kiln_attr_ints("dim", &dim, 1);
+  return kl_call(s, rnn->ops[KL_RNN_OP_SQUEEZE], &t, 1, &attr, 1, out);
+}
+
+kiln_status kl_rnn_unsqueeze0(kl_scratch* s, const kl_rnn* rnn, kiln_tensor* t, kiln_tensor** out) {
+  const kiln_attr attr = kiln_attr_int("dim", 0);
+  return kl_call(s, rnn->ops[KL_RNN_OP_UNSQUEEZE], &t, 1, &attr, 1, out);
 }
 
 kiln_status kl_rnn_chunk_last(kl_scratch* s, const kl_rnn* rnn, kiln_tensor* t, int n, kiln_tensor** parts) {

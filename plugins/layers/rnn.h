@@ -22,9 +22,11 @@
  * [P, H] (h = weight_hr (o * tanh(c))), all U(-1/sqrt(H), 1/sqrt(H)).
  *
  * The forward projects a whole layer's input through weight_ih in one
- * product, then runs one step per position with the hidden product of that
- * step. (Not done: a fused cell kernel, and a single product of the
- * forward and reverse directions' input weights.) */
+ * product, then runs the recurrence: LSTM without proj_size on the CPU in
+ * one lstm_recurrence op per layer and direction (its kernels run every
+ * step fused), otherwise one cell step per position, a few ops each. (Not
+ * done: a single product of the forward and reverse directions' input
+ * weights.) */
 #ifndef KILN_LAYERS_RNN_H
 #define KILN_LAYERS_RNN_H
 
@@ -47,6 +49,7 @@ enum {
   KL_RNN_OP_UNSQUEEZE,
   KL_RNN_OP_SQUEEZE,
   KL_RNN_OP_DROPOUT,
+  KL_RNN_OP_LSTM_RECURRENCE,
   KL_RNN_N_OPS
 };
 
@@ -69,6 +72,12 @@ typedef struct kl_rnn_cell {
    * the step and receive them after it. Every tensor made is kept in `s`. */
   kiln_status (*step)(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weights* w, kiln_tensor* x_proj,
                       kiln_tensor** state);
+  /* Every step of a direction in one op, or NULL: x_proj [T, N, G H] holds
+   * all the steps' input sides; state[] as for step, updated to the final
+   * states; *out receives h of every step, [T, N, P]. Sets *ran to 0,
+   * having done nothing, where it cannot run (then `step` runs instead). */
+  kiln_status (*sequence)(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weights* w, kiln_tensor* x_proj,
+                          int reverse, kiln_tensor** state, kiln_tensor** out, int* ran);
 } kl_rnn_cell;
 
 struct kl_rnn {
@@ -109,6 +118,10 @@ kiln_status kl_rnn_binary(kl_scratch* s, const kl_rnn* rnn, int op, kiln_tensor*
 /* h W_hh^T + b_hh: [1, N, G H]. */
 kiln_status kl_rnn_hidden_product(kl_scratch* s, const kl_rnn* rnn, const kl_rnn_weights* w, kiln_tensor* h,
                                   kiln_tensor** out);
+
+/* `t` without (squeeze) or with (unsqueeze) a leading dim of size 1. */
+kiln_status kl_rnn_squeeze0(kl_scratch* s, const kl_rnn* rnn, kiln_tensor* t, kiln_tensor** out);
+kiln_status kl_rnn_unsqueeze0(kl_scratch* s, const kl_rnn* rnn, kiln_tensor* t, kiln_tensor** out);
 
 /* `t` cut into `n` equal blocks of its last dim (gates). */
 kiln_status kl_rnn_chunk_last(kl_scratch* s, const kl_rnn* rnn, kiln_tensor* t, int n, kiln_tensor** parts);

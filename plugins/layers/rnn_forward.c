@@ -167,6 +167,14 @@ static kiln_status run_direction(rnn_run* u, int64_t j, int reverse, kiln_tensor
   /* The input side of every step in one product, then cut by step: one
    * chunk op, whose backward joins the steps' gradients in one pass. */
   if ((st = kl_call(&u->s, r->ops[KL_RNN_OP_LINEAR], inputs, 3, NULL, 0, &projected)) != KILN_OK) return st;
+  if (r->cell->sequence) {
+    int ran = 0;
+    st = r->cell->sequence(&u->s, r, w, projected, reverse, state, out, &ran);
+    if (st != KILN_OK || ran) {
+      for (i = 0; st == KILN_OK && i < n_states; ++i) u->finals[i * stacks(r) + j] = state[i];
+      return st;
+    }
+  }
   attrs[0] = kiln_attr_int("chunks", u->steps);
   attrs[1] = kiln_attr_int("dim", 0);
   st = kl_call_n(&u->s, r->ops[KL_RNN_OP_CHUNK], &projected, 1, attrs, 2, u->pieces, (size_t)u->steps);

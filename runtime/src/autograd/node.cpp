@@ -1,5 +1,7 @@
 #include "kiln/autograd/node.hpp"
 
+#include <algorithm>
+
 #include "kiln/error.hpp"
 #include "kiln/runtime.hpp"
 
@@ -9,7 +11,10 @@ std::vector<Tensor> OpNode::apply(Runtime& rt, std::vector<Tensor>& grad_outputs
   KILN_CHECK(!released_, Status::invalid_state, "backward through a graph that has already been freed (at op '",
              op_.name, "'): the first backward released its saved tensors; pass retain_graph=true to that "
              "backward to run backward twice");
-  for (size_t i = 0; i < grad_outputs.size(); ++i) {
+  // Outputs for the backward alone never receive a gradient: they get none
+  // rather than zeros the backward would not read.
+  const size_t seen = grad_outputs.size() - std::min(grad_outputs.size(), op_.backward_only_outputs);
+  for (size_t i = 0; i < seen; ++i) {
     if (grad_outputs[i].defined() || !is_floating(output_meta[i].dtype)) continue;
     grad_outputs[i] = rt.full(output_meta[i].shape, 0.0, output_meta[i].dtype, output_meta[i].device);
   }

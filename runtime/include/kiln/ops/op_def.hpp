@@ -10,7 +10,8 @@
 // - A backward returns one gradient per input (undefined where the input needs
 //   none), shaped like that input. It is built from ops, and runs with grad
 //   recording off. grad_outputs are always defined for floating outputs
-//   (zeros are filled in for outputs that received no gradient).
+//   (zeros are filled in for outputs that received no gradient), except
+//   the backward-only outputs (backward_only_outputs), which get none.
 // - The kernel is chosen by the device of the inputs and the dtype of input
 //   `dtype_input` (or of output 0 for ops without inputs, or with -1).
 // - An op that sets writes_inputs updates its inputs in place (optimizer

@@ -15,6 +15,7 @@ void register_attention_ops(OpRegistry& r);  // scaled_dot_product_attention and
 void register_pool_ops(OpRegistry& r);    // pooling
 void register_norm_ops(OpRegistry& r);    // normalisation
 void register_upsample_ops(OpRegistry& r);  // upsample_nearest2d, upsample_bilinear2d and their backward ops
+void register_lstm_ops(OpRegistry& r);      // lstm_recurrence and its backward
 void register_bmm_ops(OpRegistry& r);       // bmm, baddbmm (after matmul, whose kernels they run)
 
 }  // namespace kiln

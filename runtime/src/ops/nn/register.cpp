@@ -12,6 +12,7 @@ void register_nn_ops(OpRegistry& r) {
   register_pool_ops(r);
   register_norm_ops(r);
   register_upsample_ops(r);
+  register_lstm_ops(r);
   register_bmm_ops(r);
 }
 
