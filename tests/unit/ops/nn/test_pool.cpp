@@ -205,6 +205,42 @@ TEST_CASE("f32 and bf16 max_pool2d_backward over 2x2 windows (in vectors) choose
   }
 }
 
+TEST_CASE("f32 and bf16 max_pool2d over 2x2 windows (in vectors) choose as the f64 path does, signed zeros and "
+          "NaNs included",
+          "[nn][pool]") {
+  Runtime rt;
+  // Values from {-0, +0, 1} and a NaN now and then: ties between zeros of
+  // either sign, where the first in row-major order must win; widths with
+  // and without a remainder past the last group of four windows, an odd
+  // height and width that leave a row and a column out.
+  for (DType narrow : {DType::f32, DType::bf16}) {
+    for (int64_t width : {16, 22, 23}) {
+      INFO(dtype_name(narrow) << ", width " << width);
+      const Shape shape{2, 3, 7, width};
+      std::vector<double> x(size_t(shape.numel()));
+      for (size_t i = 0; i < x.size(); ++i) {
+        const size_t pick = (i * 7 + i / 5) % 3;
+        x[i] = i % 23 == 5 ? std::numeric_limits<double>::quiet_NaN() : pick == 0 ? -0.0 : pick == 1 ? 0.0 : 1.0;
+      }
+      const Tensor x64 = make_tensor(rt, shape, x);
+      const std::vector<double> want = values(rt, rt.call1("max_pool2d", {x64}, {{"kernel_size", Ints{2}}}));
+      const Tensor got = rt.call1("max_pool2d", {rt.call1("cast", {x64}, {{"dtype", narrow}})}, {{"kernel_size", Ints{2}}});
+      CHECK(got.dtype() == narrow);
+      const std::vector<double> got_values = values(rt, got);
+      REQUIRE(got_values.size() == want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        INFO("output " << i << ": " << got_values[i] << " against " << want[i]);
+        if (std::isnan(want[i])) {
+          CHECK(std::isnan(got_values[i]));
+        } else {
+          CHECK(got_values[i] == want[i]);
+          CHECK(std::signbit(got_values[i]) == std::signbit(want[i]));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("pooling rejects windows, shapes and dtypes it cannot take", "[nn][pool][errors]") {
   Runtime rt;
   const Tensor x = rt.full({1, 1, 4, 4}, 1.0);
