@@ -21,16 +21,6 @@ using namespace kiln::test;
 
 namespace {
 
-bool cpu_runs_bf16(Runtime& rt) {
-  try {
-    rt.call1("matmul", {rt.full({2, 2}, 1.0, DType::bf16), rt.full({2, 2}, 1.0, DType::bf16)});
-    return true;
-  } catch (const Error& e) {
-    WARN("skipped: " << e.what());
-    return false;
-  }
-}
-
 Tensor param(Runtime& rt, const Shape& shape, double scale, uint64_t seed) {
   Tensor t = random_tensor(rt, shape, DType::f32, -scale, scale, seed);
   t.set_requires_grad(true);

@@ -77,6 +77,18 @@ void require_error(const std::function<void()>& call, Status status, const std::
   FAIL("no error was raised");
 }
 
+bool cpu_runs_bf16(Runtime& rt) {
+  try {
+    rt.call1("matmul", {rt.full({2, 2}, 1.0, DType::bf16), rt.full({2, 2}, 1.0, DType::bf16)});
+    return true;
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::unsupported);
+    CHECK_THAT(e.what(), Catch::Contains("no bf16 support"));
+    WARN("this CPU has no bf16 support in oneDNN: " << e.what());
+    return false;
+  }
+}
+
 namespace {
 
 bool skipped(const GradcheckOptions& o, size_t i) {

@@ -31,6 +31,11 @@ void require_close(Runtime& rt, const Tensor& actual, const std::vector<double>&
 // contains every one of `parts`.
 void require_error(const std::function<void()>& call, Status status, const std::vector<std::string>& parts);
 
+// True when this CPU runs bf16 products (oneDNN 2.6 needs AVX-512);
+// otherwise checks that the refusal says why, warns, and the caller skips
+// its bf16 part.
+bool cpu_runs_bf16(Runtime& rt);
+
 struct GradcheckOptions {
   double eps = 1e-6;
   double atol = 1e-5;

@@ -22,20 +22,6 @@ Tensor cast(Runtime& rt, const Tensor& t, DType dtype) {
   return t.defined() ? rt.call1("cast", {t}, {{"dtype", dtype}}) : Tensor();
 }
 
-// True when this CPU runs bf16 products; otherwise checks that the refusal
-// says why, and the caller skips.
-bool cpu_runs_bf16(Runtime& rt) {
-  try {
-    rt.call1("matmul", {rt.full({2, 2}, 1.0, DType::bf16), rt.full({2, 2}, 1.0, DType::bf16)});
-    return true;
-  } catch (const Error& e) {
-    CHECK(e.status() == Status::unsupported);
-    CHECK_THAT(e.what(), Catch::Contains("no bf16 support"));
-    WARN("this CPU has no bf16 support in oneDNN: " << e.what());
-    return false;
-  }
-}
-
 // `low` (a bf16 result) against `reference` (f32 or f64, from the same
 // inputs): within a relative error bf16 allows, measured against the
 // largest reference value (the sums cancel, so a single element may be
