@@ -141,41 +141,53 @@ struct Windows2x2 {
 };
 #endif
 
+// The column of each group of four windows in a row of out_w: 0, 4, 8, ...,
+// and, when out_w is not a multiple of four, a last group that ends at the
+// row's end and overlaps the one before it. Windows do not overlap, so a
+// window done twice is written twice with the same values.
+template <class Fn>
+void for_window_groups(int64_t out_w, Fn&& fn) {
+  for (int64_t j = 0; j + 4 <= out_w; j += 4) fn(j);
+  if (out_w % 4 != 0) fn(out_w - 4);
+}
+
 // max_pool2d over 2x2 windows with stride 2 inside an f32 or bf16 plane,
 // four windows at a time: the same choice as window_argmax. oneDNN 2.6
 // pools planar tensors with a scalar loop where the CPU lacks AVX-512
 // (2.2 ms against 0.3 ms here for [64, 10, 24, 24] on a Zen 3). Returns the
-// number of output columns done; the caller does the rest one by one.
+// number of output columns done: all of them, or none in planes under
+// four windows wide, which the caller does one by one.
 template <class T>
 int64_t max_pool_2x2_forward(const T* plane, T* out, int64_t w, int64_t out_h, int64_t out_w) {
 #if defined(__SSE2__)
-  const int64_t done = out_w / 4 * 4;
+  if (out_w < 4) return 0;
   for (int64_t i = 0; i < out_h; ++i) {
     const T* top = plane + 2 * i * w;
-    for (int64_t j = 0; j < done; j += 4)
+    for_window_groups(out_w, [&](int64_t j) {
       SseLanes<T>::store4(out + i * out_w + j, Windows2x2::load(top + 2 * j, top + w + 2 * j).largest());
+    });
   }
-  return done;
+  return out_w;
 #else
   (void)plane, (void)out, (void)w, (void)out_h, (void)out_w;
   return 0;
 #endif
 }
 
-// The backward of the same windows: all four elements of each are written
-// (windows do not overlap), the output's gradient at the choice and 0
-// elsewhere. Returns the number of output columns done.
+// The backward of the same windows: all four elements of each are written,
+// the output's gradient at the choice and 0 elsewhere. Returns the number
+// of output columns done, as the forward does.
 template <class T>
 int64_t max_pool_2x2_backward(const T* plane, const T* grad_out, T* grad_in, int64_t w, int64_t out_h,
                               int64_t out_w) {
 #if defined(__SSE2__)
   using Lanes = SseLanes<T>;
-  const int64_t done = out_w / 4 * 4;
+  if (out_w < 4) return 0;
   for (int64_t i = 0; i < out_h; ++i) {
     const T* top = plane + 2 * i * w;
     T* top_grad = grad_in + 2 * i * w;
     T* bottom_grad = top_grad + w;
-    for (int64_t j = 0; j < done; j += 4) {
+    for_window_groups(out_w, [&](int64_t j) {
       const Windows2x2 win = Windows2x2::load(top + 2 * j, top + w + 2 * j);
       const __m128 g = Lanes::load4(grad_out + i * out_w + j);
       const __m128 at_d = _mm_and_ps(win.d_over, g);
@@ -184,9 +196,9 @@ int64_t max_pool_2x2_backward(const T* plane, const T* grad_out, T* grad_in, int
       const __m128 at_a = _mm_andnot_ps(_mm_or_ps(win.b_over, _mm_or_ps(win.c_over, win.d_over)), g);
       Lanes::store8(top_grad + 2 * j, _mm_unpacklo_ps(at_a, at_b), _mm_unpackhi_ps(at_a, at_b));
       Lanes::store8(bottom_grad + 2 * j, _mm_unpacklo_ps(at_c, at_d), _mm_unpackhi_ps(at_c, at_d));
-    }
+    });
   }
-  return done;
+  return out_w;
 #else
   (void)plane, (void)grad_out, (void)grad_in, (void)w, (void)out_h, (void)out_w;
   return 0;

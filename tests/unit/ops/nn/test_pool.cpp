@@ -182,14 +182,16 @@ TEST_CASE("f32 and bf16 max_pool2d_backward over 2x2 windows (in vectors) choose
           "included",
           "[nn][pool][grad]") {
   Runtime rt;
-  // Values from {0, 1, 2} and a NaN now and then: many ties; widths with and
-  // without a remainder past the last group of four windows, an odd height
-  // and an odd width leave a row and a column in no window. Every value is
+  // Values from {0, 1, 2} and a NaN now and then: many ties; rows of fewer
+  // than four windows (one by one), and widths with and without a remainder
+  // past the last group of four windows (a last group overlapping the one
+  // before); an odd height and an odd width leave a row and a column in no
+  // window. Every value is
   // exact in bf16; the gradients are rounded to the narrow type first, so
   // the f64 path sees the same numbers and the results must match exactly.
   for (DType narrow : {DType::f32, DType::bf16}) {
     const auto to = [&](const Tensor& t, DType d) { return rt.call1("cast", {t}, {{"dtype", d}}); };
-    for (int64_t width : {16, 22, 23}) {
+    for (int64_t width : {6, 14, 16, 22, 23}) {
       INFO(dtype_name(narrow) << ", width " << width);
       const Shape shape{2, 3, 7, width};
       std::vector<double> x(size_t(shape.numel()));
@@ -210,11 +212,12 @@ TEST_CASE("f32 and bf16 max_pool2d over 2x2 windows (in vectors) choose as the f
           "[nn][pool]") {
   Runtime rt;
   // Values from {-0, +0, 1} and a NaN now and then: ties between zeros of
-  // either sign, where the first in row-major order must win; widths with
-  // and without a remainder past the last group of four windows, an odd
-  // height and width that leave a row and a column out.
+  // either sign, where the first in row-major order must win; rows of fewer
+  // than four windows, widths with and without a remainder past the last
+  // group of four windows, an odd height and width that leave a row and a
+  // column out.
   for (DType narrow : {DType::f32, DType::bf16}) {
-    for (int64_t width : {16, 22, 23}) {
+    for (int64_t width : {6, 14, 16, 22, 23}) {
       INFO(dtype_name(narrow) << ", width " << width);
       const Shape shape{2, 3, 7, width};
       std::vector<double> x(size_t(shape.numel()));
