@@ -141,6 +141,14 @@ struct Windows2x2 {
 };
 #endif
 
+// Whether this build has the vector kernels of 2x2 windows below; without
+// them oneDNN pools f32 (and bf16 where the CPU computes it).
+#if defined(__SSE2__)
+constexpr bool kVectorWindows = true;
+#else
+constexpr bool kVectorWindows = false;
+#endif
+
 // The column of each group of four windows in a row of out_w: 0, 4, 8, ...,
 // and, when out_w is not a multiple of four, a last group that ends at the
 // row's end and overlaps the one before it. Windows do not overlap, so a
@@ -220,7 +228,7 @@ template <class T>
 void max_pool_kernel(const KernelCall& c) {
   const Pool2dGeometry g = pool2d_geometry(c.op, c.attrs, c.inputs[0].shape());
   constexpr bool sse_lanes = std::is_same_v<T, float> || std::is_same_v<T, BFloat16>;
-  const bool tiled = is_2x2_stride_2(g);
+  const bool tiled = kVectorWindows && is_2x2_stride_2(g);
   if (sse_lanes && !tiled && (std::is_same_v<T, float> || cpu_bf16_support() != Bf16Support::none)) {
     dnnl_max_pool2d(c.runtime, g, c.inputs[0], c.outputs[0]);
     return;

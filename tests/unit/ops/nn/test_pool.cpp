@@ -186,9 +186,9 @@ TEST_CASE("f32 and bf16 max_pool2d_backward over 2x2 windows (in vectors) choose
   // than four windows (one by one), and widths with and without a remainder
   // past the last group of four windows (a last group overlapping the one
   // before); an odd height and an odd width leave a row and a column in no
-  // window. Every value is
-  // exact in bf16; the gradients are rounded to the narrow type first, so
-  // the f64 path sees the same numbers and the results must match exactly.
+  // window. Every value is exact in bf16; the gradients are rounded to the
+  // narrow type first, so the f64 path sees the same numbers and the results
+  // must match exactly.
   for (DType narrow : {DType::f32, DType::bf16}) {
     const auto to = [&](const Tensor& t, DType d) { return rt.call1("cast", {t}, {{"dtype", d}}); };
     for (int64_t width : {6, 14, 16, 22, 23}) {
