@@ -23,7 +23,10 @@ extern "C" {
  * and the ops they call are in the backward phase, every other call in the
  * forward phase. An op's self time is its total less the ops it called.
  * Times are host times: on a GPU, an op that does not wait for the device
- * is charged the time to launch its kernels.
+ * is charged the time to launch its kernels. The trace also holds the
+ * GPU's own time for each call, measured with CUDA events on its compute
+ * stream, on a track "cuda:<n> compute stream" (kiln_profiler_end waits
+ * for the GPU to read them).
  *
  *   kiln_profiler_begin(rt);
  *   ... forward, kiln_backward, kiln_optimizer_step ...

@@ -156,9 +156,9 @@ typedef struct kiln_step_metrics {
    * each peak starts from what was held when the step began. */
   int64_t peak_cpu_bytes;
   int64_t peak_gpu_bytes;
-  /* Where step_seconds went, in seconds of the host's clock: with
-   * input_wait_seconds (the time spent taking the step's batches from the
-   * loader) these five add up to step_seconds.
+  /* Where step_seconds went: with input_wait_seconds (the time spent taking
+   * the step's batches from the loader) these five add up to step_seconds,
+   * which is the step's wall time.
    *   forward:       the model and the loss, of every micro-batch
    *   backward:      backward of every micro-batch (with the strategy's
    *                  reductions that overlap it)
@@ -167,9 +167,15 @@ typedef struct kiln_step_metrics {
    *   optimizer:     unscaling, clipping, the schedule, the update and
    *                  clearing the gradients
    *   other:         the rest (starting an epoch, the step's bookkeeping)
-   * On a GPU a phase holds the time the host waited in it for the device:
-   * reading the loss after backward waits for the queued forward and
-   * backward, which then count as backward. */
+   * On the CPU the phases are measured with the host's clock. On a GPU
+   * each phase boundary also records a timing event on the GPU's compute
+   * stream and the step ends by waiting for the last one: each phase is
+   * then the GPU's time between its events (a phase whose kernels the host
+   * queued quickly still gets the time they ran), and other_seconds also
+   * holds the host's time outside the events (one synchronisation per
+   * step). Host-to-device copies of the input run on a stream of their own
+   * and overlap the phases; what the compute stream waited for them is
+   * device_input_wait_seconds, inside the phase that waited. */
   double forward_seconds;
   double backward_seconds;
   double communication_seconds;

@@ -10,10 +10,10 @@
 #include "handles.hpp"
 #include "kiln/error.hpp"
 #include "kiln/ops/flop_count.hpp"
+#include "kiln/profiler/step_clock.hpp"
 #include "train/batch_loss.hpp"
 #include "train/callback.hpp"
 #include "train/report_profile.hpp"
-#include "train/step_clock.hpp"
 #include "train/step_memory.hpp"
 #include "train/step_trace.hpp"
 #include "train/trainer.hpp"
@@ -136,13 +136,21 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m, StepClock& clock) 
   clock.charge(&m.optimizer_seconds, "optimizer");
 }
 
+// The timeline of the model's device, made when first needed; null on the CPU.
+DeviceTimeline* model_timeline(kiln_trainer& t) {
+  const Device device = model_device(t);
+  if (device.is_cpu()) return nullptr;
+  if (!t.timeline || t.timeline->device() != device) t.timeline = make_device_timeline(device);
+  return t.timeline.get();
+}
+
 // The forward/backward passes and the update of one step.
 kiln_step_metrics compute_step(kiln_trainer& t) {
   Profiler& profiler = t.config.runtime.get()->runtime.profiler();
   if (t.trace) t.trace->begin_step(t.state.step + 1);
   const ReportProfileScope profile(t);
   const StepSpan span(profiler, t.state.step + 1);
-  StepClock clock(profiler);
+  StepClock clock(profiler, model_timeline(t));
   TrainState& s = t.state;
   if (!s.epoch_started) begin_epoch(t);
   const int64_t micro_batches = std::min(t.config.accumulate, t.batches_per_epoch - s.epoch_batches);
@@ -175,7 +183,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
     kiln_optimizer_zero_grad(t.config.optimizer.get());
     throw;
   }
-  m.step_seconds = clock.charged_seconds();
+  m.step_seconds = clock.finish(&m.other_seconds);
   s.step += 1;
   s.epoch_step += 1;
   s.epoch_samples += m.samples;

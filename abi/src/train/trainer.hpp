@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "kiln/profiler/device_timeline.hpp"
 #include "train/api_call.hpp"
 #include "train/loss_scale.hpp"
 #include "train/metrics_log.hpp"
@@ -97,6 +98,7 @@ struct kiln_trainer {
   std::unique_ptr<kiln::train::Progress> progress;
   kiln::train::RunReport report;
   std::unique_ptr<kiln::train::StepTrace> trace;  // null: no trace asked for
+  std::unique_ptr<kiln::DeviceTimeline> timeline;  // the model's GPU, for the step split; null on the CPU
   kiln::train::TrainState state;
 };
 

@@ -147,6 +147,12 @@ StagedBatch Loader::make_batch(const EpochPlan& plan, int64_t batch, uint64_t ge
   NamedTensors made = builder.finish();
   if (!stager_) return {std::move(made), nullptr};
   try {
+    // The copies as the GPU runs them, beside the worker's span.
+    std::optional<ProfiledDeviceSpan> copies;
+    if (traced) {
+      copies.emplace(*profiler_, stager_->device(), stager_->copy_stream(), "copy stream",
+                     str_cat("batch ", batch, " of epoch ", plan.epoch));
+    }
     return stager_->stage(std::move(made));
   } catch (const Error& e) {
     throw Error(e.status(), str_cat("copying batch ", batch, " of epoch ", plan.epoch, " to ",

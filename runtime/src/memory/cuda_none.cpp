@@ -1,6 +1,7 @@
 // A build without the CUDA backend: no GPU, and a clear reason why.
 #include "kiln/error.hpp"
 #include "kiln/memory/cuda.hpp"
+#include "kiln/profiler/device_timeline.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln {
@@ -22,6 +23,10 @@ std::shared_ptr<Allocator> make_pinned_host_allocator() {
 }
 
 std::shared_ptr<TransferQueue> make_cuda_transfer_queue(int index) {
+  throw_error(Status::device_mismatch, str_cat("cuda:", index, " is not available: kiln was built without CUDA"));
+}
+
+std::unique_ptr<DeviceTimeline> make_cuda_timeline(int index) {
   throw_error(Status::device_mismatch, str_cat("cuda:", index, " is not available: kiln was built without CUDA"));
 }
 

@@ -59,6 +59,7 @@ class DeviceStager {
   DeviceStager& operator=(const DeviceStager&) = delete;
 
   Device device() const { return queue_->device(); }
+  StreamId copy_stream() const { return queue_->copy_stream(); }
   // Any thread: starts copying `host_batch` and returns at once.
   StagedBatch stage(NamedTensors host_batch) const;
   // The training thread: the batch's fields, safe to use on the compute stream.

@@ -67,7 +67,8 @@ class Loader {
   // the stager's device, and next() delivers it there. While `profiler`
   // (which must outlive the loader) records, each batch made is a span
   // ("batch 3 of epoch 0") on the track of the thread that made it, the
-  // workers' tracks named "loader worker".
+  // workers' tracks named "loader worker"; with a stager, its copies are a
+  // span of the same name on the device's "copy stream" track, timed there.
   Loader(int64_t num_examples, const LoaderOptions& options, ExampleMaker make_example,
          std::shared_ptr<Allocator> batch_memory, std::shared_ptr<DeviceStager> stager = nullptr,
          const Profiler* profiler = nullptr);

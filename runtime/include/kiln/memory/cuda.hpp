@@ -12,6 +12,7 @@
 
 namespace kiln {
 
+class DeviceTimeline;
 struct DeviceInventory;
 
 // What the training report needs to know of a GPU.
@@ -40,6 +41,9 @@ std::shared_ptr<Allocator> make_pinned_host_allocator();
 // Host-to-device copies on a non-blocking stream of GPU `index`, with
 // events, beside kiln's compute stream. Throws where CUDA is unavailable.
 std::shared_ptr<TransferQueue> make_cuda_transfer_queue(int index);
+// Timing events on the streams of GPU `index` (kiln/profiler/
+// device_timeline.hpp). Throws where CUDA is unavailable.
+std::unique_ptr<DeviceTimeline> make_cuda_timeline(int index);
 // Byte copies between host and device memory (either side may be a GPU);
 // synchronous with respect to the host.
 void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);

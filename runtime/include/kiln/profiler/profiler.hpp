@@ -20,23 +20,36 @@
 // a collective), for traces. A span is on its thread's track or on a named
 // track of its own ("collectives"); it encloses no op's time and is in no
 // table.
+//
+// Work on a GPU is also timed as the GPU sees it: each op call on a GPU
+// records marks on its compute stream (kiln/profiler/device_timeline.hpp),
+// and so do the loader's input copies on their copy stream. When profiling
+// ends, the profiler waits for those marks and adds one span per op call
+// on the track "cuda:<n> compute stream" and one per batch on "cuda:<n>
+// copy stream", placed on the host's clock through a mark that the GPU
+// reached at a known host time when the profile first used it (so they are
+// off by the few microseconds a synchronisation takes).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "kiln/device.hpp"
+#include "kiln/memory/segment_backend.hpp"
 #include "kiln/shape.hpp"
 
 namespace kiln {
 
 class Tensor;
+class DeviceTimeline;
 
 // Ops the autograd engine runs (backward functions and the ops they call)
 // are in the backward phase; every other op call is forward.
@@ -61,6 +74,11 @@ struct ProfileEvent {
 };
 
 class ProfileSession;
+struct DeviceClock;
+
+// How a profile times a device's work: make_device_timeline unless a test
+// gives a fake.
+using DeviceTimelineFactory = std::function<std::unique_ptr<DeviceTimeline>(Device)>;
 
 class Profiler {
  public:
@@ -74,8 +92,11 @@ class Profiler {
   // Starts recording, dropping the events of an earlier profile. Throws
   // invalid_state when profiling is already on.
   void begin();
-  // Stops recording. Throws invalid_state when profiling is off.
+  // Stops recording; waits for the device work that profiled calls queued,
+  // to time it. Throws invalid_state when profiling is off.
   void end();
+  // Replaces how the next profiles time device work.
+  void set_device_timelines(DeviceTimelineFactory make);
   // The events of the last finished profile, ordered by thread, then start.
   // Throws invalid_state while profiling is on or when none was recorded.
   std::vector<ProfileEvent> events() const;
@@ -93,12 +114,34 @@ class Profiler {
 
   std::atomic<bool> enabled_{false};
   mutable std::mutex mutex_;
+  DeviceTimelineFactory make_timeline_;
   std::shared_ptr<ProfileSession> session_;  // the current or the last profile
 };
 
+// The device side of a span: marks on a stream of a GPU around the work
+// queued there while it lives, resolved into a span on the track
+// "<device> <track>" when profiling ends. Nothing on the CPU.
+class ProfiledDeviceWork {
+ public:
+  // `stream` nullopt: the device's compute stream.
+  ProfiledDeviceWork(std::shared_ptr<ProfileSession> session, Device device, std::optional<StreamId> stream) noexcept;
+  // Records the end mark and hands the span to the profile.
+  void finish(std::string name, ProfilePhase phase, const char* track) noexcept;
+  ~ProfiledDeviceWork();
+  ProfiledDeviceWork(const ProfiledDeviceWork&) = delete;
+  ProfiledDeviceWork& operator=(const ProfiledDeviceWork&) = delete;
+
+ private:
+  std::shared_ptr<ProfileSession> session_;
+  DeviceClock* clock_ = nullptr;  // null: nothing to time
+  StreamId stream_ = 0;
+  uintptr_t begin_ = 0;
+};
+
 // Records one event from construction to destruction (an exception leaving
-// the call included). Build one only when profiler.enabled(). The phase is
-// that of the enclosing ProfilePhaseGuard on this thread.
+// the call included), and on a GPU the device's time for the work it
+// queued. Build one only when profiler.enabled(). The phase is that of the
+// enclosing ProfilePhaseGuard on this thread.
 class ProfiledCall {
  public:
   ProfiledCall(const Profiler& profiler, std::string name, Device device, std::span<const Tensor> inputs);
@@ -110,6 +153,7 @@ class ProfiledCall {
   std::shared_ptr<ProfileSession> session_;  // keeps the buffers alive until the event is stored
   ProfiledCall* parent_;                     // the enclosing call on this thread
   ProfileEvent event_;
+  ProfiledDeviceWork device_work_;
 };
 
 // Records a span from construction to destruction, on this thread's track
@@ -125,6 +169,22 @@ class ProfiledSpan {
  private:
   std::shared_ptr<ProfileSession> session_;
   ProfileEvent event_;
+};
+
+// The device's time for the work queued on `stream` of `device` while it
+// lives, as a span named `name` on the track "<device> <track>" ("cuda:0
+// copy stream"). Build one only when profiler.enabled(); nothing on the CPU.
+class ProfiledDeviceSpan {
+ public:
+  ProfiledDeviceSpan(const Profiler& profiler, Device device, StreamId stream, const char* track, std::string name);
+  ~ProfiledDeviceSpan();
+  ProfiledDeviceSpan(const ProfiledDeviceSpan&) = delete;
+  ProfiledDeviceSpan& operator=(const ProfiledDeviceSpan&) = delete;
+
+ private:
+  ProfiledDeviceWork work_;
+  const char* track_;
+  std::string name_;
 };
 
 // Records a span that has ended, from `start` to `end`, when `profiler`
