@@ -1,11 +1,13 @@
 // kiln_bench: prints CPU timings of kiln's hot paths. See bench/README.md for
-// what each row measures. `kiln_bench dispatch` runs the dispatch row alone.
+// what each row measures. `kiln_bench dispatch` runs the dispatch row alone,
+// `kiln_bench pieces` the transformer's pieces.
 #include <cstdio>
 #include <cstring>
 #include <exception>
 
 #include "bench_linear_activation.hpp"
 #include "bench_ops.hpp"
+#include "bench_transformer_pieces.hpp"
 #include "kiln/error.hpp"
 
 int main(int argc, char** argv) {
@@ -15,11 +17,16 @@ int main(int argc, char** argv) {
       kiln::bench::bench_dispatch(rt);
       return 0;
     }
+    if (argc > 1 && std::strcmp(argv[1], "pieces") == 0) {
+      kiln::bench::bench_transformer_pieces(rt);
+      return 0;
+    }
     std::printf("kiln CPU benchmark (f32, %d kernel threads; times are medians)\n\n", rt.thread_pool().num_workers());
     kiln::bench::bench_matmul(rt);
     kiln::bench::bench_conv2d(rt);
     kiln::bench::bench_mlp_step(rt);
     kiln::bench::bench_linear_activation(rt);
+    kiln::bench::bench_transformer_pieces(rt);
     kiln::bench::bench_dispatch(rt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln_bench: %s\n", e.what());

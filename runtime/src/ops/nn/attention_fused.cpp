@@ -160,18 +160,24 @@ bool drops(const KernelCall& c) { return c.op.attr_real(c.attrs, "dropout_p") > 
 }  // namespace
 
 void attention_fused_kernel(const KernelCall& c) {
-  if (drops(c)) return attention_composed_kernel(c);
-  if (c.outputs[0].numel() == 0) return;
-  if (c.inputs[0].dtype() == DType::f64) return forward<double>(c);
-  forward<float>(c);
+  if (c.outputs[0].numel() == 0 || attention_rows_f32(c)) return;
+  with_dense_inputs(c, [](const KernelCall& dense) {
+    if (drops(dense)) return attention_composed_kernel(dense);
+    if (dense.inputs[0].dtype() == DType::f64) return forward<double>(dense);
+    forward<float>(dense);
+  });
 }
 
 void attention_backward_fused_kernel(const KernelCall& c) {
   // The mask's gradient is the [L, S] gradient of the scores, summed to its
   // shape: the composed kernel holds that matrix anyway.
-  if (drops(c) || c.op.attr_bool(c.attrs, "attn_mask_grad")) return attention_backward_composed_kernel(c);
-  if (c.inputs[1].dtype() == DType::f64) return backward<double>(c);
-  backward<float>(c);
+  if (!c.op.attr_bool(c.attrs, "attn_mask_grad") && attention_backward_rows_f32(c)) return;
+  with_dense_inputs(c, [](const KernelCall& dense) {
+    if (drops(dense) || dense.op.attr_bool(dense.attrs, "attn_mask_grad"))
+      return attention_backward_composed_kernel(dense);
+    if (dense.inputs[1].dtype() == DType::f64) return backward<double>(dense);
+    backward<float>(dense);
+  });
 }
 
 }  // namespace kiln::nn

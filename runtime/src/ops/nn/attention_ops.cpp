@@ -11,6 +11,9 @@
 // that restores the stream, gives the same weights again). Which weights
 // were kept is a second output, u8 [..., L, S] (empty without dropout),
 // that only the backward reads: the caller receives the attention alone.
+#include <algorithm>
+#include <vector>
+
 #include "attention_kernels.hpp"
 #include "attention_shape.hpp"
 #include "kernel_of.hpp"
@@ -95,11 +98,21 @@ void attention_backward_infer(InferCall& c) {
   c.outputs.push_back({c.inputs[5].shape(), c.inputs[5].dtype(), c.device});
 }
 
-void set_kernels(OpDef& op, KernelFn fused, KernelFn composed) {
+// The op takes strided inputs for the f32 kernel, which reads rows where
+// they are (the heads of a [N, L, H, D] tensor permuted to [N, H, L, D],
+// say); the others get them dense.
+template <KernelFn kernel>
+void on_dense_inputs(const KernelCall& c) {
+  nn::with_dense_inputs(c, kernel);
+}
+
+template <KernelFn fused, KernelFn composed>
+void set_kernels(OpDef& op) {
+  op.accepts_strided = true;
   op.set_kernel(DeviceType::cpu, {DType::f32, DType::f64}, fused);
-  op.set_kernel(DeviceType::cpu, {DType::f16, DType::bf16}, composed);
+  op.set_kernel(DeviceType::cpu, {DType::f16, DType::bf16}, on_dense_inputs<composed>);
   for (DeviceType device : nn::built_devices())
-    if (device != DeviceType::cpu) op.set_kernel(device, nn::kFloatingDTypes, composed);
+    if (device != DeviceType::cpu) op.set_kernel(device, nn::kFloatingDTypes, on_dense_inputs<composed>);
 }
 
 // The two products, scores = q k^T (L x S x E) and weights @ v (L x S x Ev),
@@ -112,6 +125,18 @@ double attention_flops(const Tensor& query, const Tensor& key, const Tensor& val
 
 }  // namespace
 
+namespace nn {
+
+void with_dense_inputs(const KernelCall& c, KernelFn kernel) {
+  if (std::all_of(c.inputs.begin(), c.inputs.end(), [](const Tensor& t) { return !t.defined() || t.is_contiguous(); }))
+    return kernel(c);
+  std::vector<Tensor> dense;
+  for (const Tensor& t : c.inputs) dense.push_back(t.defined() && !t.is_contiguous() ? c.runtime.contiguous(t) : t);
+  kernel(KernelCall{c.runtime, c.op, dense, c.outputs, c.attrs});
+}
+
+}  // namespace nn
+
 void register_attention_ops(OpRegistry& r) {
   OpDef op;
   op.name = "scaled_dot_product_attention";
@@ -122,7 +147,7 @@ void register_attention_ops(OpRegistry& r) {
   op.flops = [](const KernelCall& c) { return attention_flops(c.inputs[0], c.inputs[1], c.inputs[2]); };
   op.precision = PrecisionCategory::lower;
   op.backward_only_outputs = 1;  // the dropout mask
-  set_kernels(op, nn::attention_fused_kernel, nn::attention_composed_kernel);
+  set_kernels<nn::attention_fused_kernel, nn::attention_composed_kernel>(op);
   r.add(std::move(op));
 
   OpDef grad;
@@ -135,7 +160,7 @@ void register_attention_ops(OpRegistry& r) {
   grad.infer = attention_backward_infer;
   // Four products of the forward's sizes: the gradients of the weights, v, q and k.
   grad.flops = [](const KernelCall& c) { return 2.0 * attention_flops(c.inputs[1], c.inputs[2], c.inputs[3]); };
-  set_kernels(grad, nn::attention_backward_fused_kernel, nn::attention_backward_composed_kernel);
+  set_kernels<nn::attention_backward_fused_kernel, nn::attention_backward_composed_kernel>(grad);
   r.add(std::move(grad));
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/error.hpp"
+#include "kiln/kernels/cpu/vector_isa.hpp"
 #include "kiln/kernels/dnnl_context.hpp"
 #include "kiln/runtime.hpp"
 #include "lstm_cell.hpp"
@@ -20,17 +21,7 @@ using lstm::CellForward;
 // The f32 cell loops compiled for wider vectors than baseline x86-64,
 // called only where the CPU has them.
 #if defined(__x86_64__)
-enum class Isa { plain, avx2, avx512 };
-
-Isa cpu_isa() {
-  static const Isa isa = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return Isa::avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
-    return Isa::plain;
-  }();
-  return isa;
-}
+using cpu::VectorIsa;
 
 __attribute__((target("avx512f,avx512dq,fma"))) void forward_avx512(const CellForward<float>& s) {
   lstm::cell_forward(s);
@@ -42,18 +33,18 @@ __attribute__((target("avx512f,avx512dq,fma"))) void backward_avx512(const CellB
 __attribute__((target("avx2,fma"))) void backward_avx2(const CellBackward<float>& s) { lstm::cell_backward(s); }
 
 void run_cell(const CellForward<float>& s) {
-  switch (cpu_isa()) {
-    case Isa::avx512: return forward_avx512(s);
-    case Isa::avx2: return forward_avx2(s);
-    case Isa::plain: break;
+  switch (cpu::vector_isa()) {
+    case VectorIsa::avx512: return forward_avx512(s);
+    case VectorIsa::avx2: return forward_avx2(s);
+    case VectorIsa::plain: break;
   }
   lstm::cell_forward(s);
 }
 void run_cell(const CellBackward<float>& s) {
-  switch (cpu_isa()) {
-    case Isa::avx512: return backward_avx512(s);
-    case Isa::avx2: return backward_avx2(s);
-    case Isa::plain: break;
+  switch (cpu::vector_isa()) {
+    case VectorIsa::avx512: return backward_avx512(s);
+    case VectorIsa::avx2: return backward_avx2(s);
+    case VectorIsa::plain: break;
   }
   lstm::cell_backward(s);
 }

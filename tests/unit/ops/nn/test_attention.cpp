@@ -206,6 +206,56 @@ TEST_CASE("scaled_dot_product_attention gradients agree across the fused and com
   }
 }
 
+TEST_CASE("scaled_dot_product_attention in f32 holds over sizes past the vector widths", "[nn][attention][grad]") {
+  // The f32 kernel works in blocks of four query rows and eight keys or
+  // features: sizes that leave every kind of remainder, causal or not,
+  // against the f64 kernel.
+  Runtime rt;
+  const AttentionCase cases[] = {
+      {{2, 3, 37, 20}, {2, 3, 37, 20}, {2, 3, 37, 12}, Mask::none, {}, true, kUnset},
+      {{2, 2, 18, 40}, {2, 2, 45, 40}, {2, 2, 45, 24}, Mask::none, {}, false, kUnset},
+      {{1, 1, 70, 32}, {1, 1, 66, 32}, {1, 1, 66, 33}, Mask::none, {}, true, 0.3},
+  };
+  for (const AttentionCase& k : cases) {
+    INFO(describe(k));
+    const Tensor y = rt.call1(rt.op("scaled_dot_product_attention"), inputs_of(rt, k, DType::f32), attrs_of(rt, k));
+    require_close(rt, y, expected_of(rt, k), 1e-5, 1e-4);
+    const auto exact = gradients(rt, k, DType::f64);
+    const auto fast = gradients(rt, k, DType::f32);
+    for (size_t i = 0; i < exact.size(); ++i) require_close(fast[i], exact[i], 1e-5, 1e-4);
+  }
+}
+
+TEST_CASE("scaled_dot_product_attention reads heads in place from a permuted tensor", "[nn][attention][grad]") {
+  // [N, L, H, D] permuted to [N, H, L, D], as a layer splits its heads: the
+  // f32 kernel reads those rows where they are, f64 and f16 get copies;
+  // both must give what the contiguous heads give, gradients included.
+  Runtime rt;
+  const NamedAttrs swap = {{"dims", std::vector<int64_t>{0, 2, 1, 3}}};
+  for (DType t : {DType::f32, DType::f64, DType::f16}) {
+    INFO(dtype_name(t));
+    std::vector<Tensor> base, heads, dense;
+    for (uint64_t seed : {51, 52, 53}) {
+      base.push_back(random_tensor(rt, {2, 9, 3, 8}, t, -1, 1, seed));
+      base.back().set_requires_grad(true);
+      heads.push_back(rt.call1("permute", {base.back()}, swap));
+      dense.push_back(rt.contiguous(heads.back()).detach());
+      dense.back().set_requires_grad(true);
+    }
+    REQUIRE_FALSE(heads[0].is_contiguous());
+    const Attrs causal = rt.op("scaled_dot_product_attention").make_attrs({{"is_causal", true}});
+    const Tensor y = rt.call1(rt.op("scaled_dot_product_attention"), heads, causal);
+    const Tensor expected = rt.call1(rt.op("scaled_dot_product_attention"), dense, causal);
+    const double tol = t == DType::f16 ? 1e-3 : 1e-6;
+    require_close(rt, y, values(rt, expected), tol, tol);
+    const Tensor g = random_tensor(rt, y.shape(), t, -1, 1, 54);
+    rt.backward(y, g);
+    rt.backward(expected, g);
+    for (size_t i = 0; i < 3; ++i)
+      require_close(rt, rt.call1("permute", {base[i].grad()}, swap), values(rt, dense[i].grad()), tol, tol);
+  }
+}
+
 TEST_CASE("scaled_dot_product_attention with a constant floating mask gives it no gradient, the rest unchanged",
           "[nn][attention][grad]") {
   // The fused backward (mask constant) against the composed one (mask

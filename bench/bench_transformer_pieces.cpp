@@ -1,0 +1,52 @@
+#include "bench_transformer_pieces.hpp"
+
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "bench_timer.hpp"
+
+namespace kiln::bench {
+namespace {
+
+void row(const char* name, const Shape& shape, const std::function<void()>& fn) {
+  const double s = median_seconds(fn);
+  const double gb = double(shape.numel()) * 4.0 / 1e9;
+  std::printf("  %-34s %-14s %9.1f us  %6.1f GB/s of input\n", name, to_string(shape).c_str(), s * 1e6, gb / s);
+}
+
+Tensor randn(Runtime& rt, const Shape& shape) {
+  std::vector<int64_t> dims;
+  for (int d = 0; d < shape.rank(); ++d) dims.push_back(shape[d]);
+  return rt.call1("randn", {}, {{"shape", dims}});
+}
+
+}  // namespace
+
+void bench_transformer_pieces(Runtime& rt) {
+  std::printf("transformer pieces f32 (median us per call)\n");
+  const Shape tokens{2048, 128}, hidden{2048, 512}, scores{32, 4, 64, 64};
+  const Tensor x = randn(rt, tokens), g = randn(rt, tokens), w = randn(rt, {128}), b = randn(rt, {128});
+  const Tensor h = randn(rt, hidden), gh = randn(rt, hidden);
+  const Tensor s = randn(rt, scores), gs = randn(rt, scores);
+  const NamedAttrs norm = {{"normalized_shape", std::vector<int64_t>{128}}};
+  row("layer_norm", tokens, [&] { rt.call1("layer_norm", {x, w, b}, norm); });
+  row("layer_norm_backward", tokens, [&] { rt.call("layer_norm_backward", {g, x, w}, norm); });
+  row("gelu", hidden, [&] { rt.call1("gelu", {h}); });
+  row("gelu_backward", hidden, [&] { rt.call1("gelu_backward", {gh, h}); });
+  const Tensor p = rt.call1("softmax", {s}, {{"dim", int64_t(-1)}});
+  row("softmax (last dim)", scores, [&] { rt.call1("softmax", {s}, {{"dim", int64_t(-1)}}); });
+  row("softmax_backward", scores, [&] { rt.call1("softmax_backward", {gs, p}, {{"dim", int64_t(-1)}}); });
+  const Shape heads{32, 4, 64, 32};
+  const Tensor q = randn(rt, heads), k = randn(rt, heads), v = randn(rt, heads), go = randn(rt, heads);
+  const NamedAttrs causal = {{"is_causal", true}};
+  const Tensor out = rt.call("scaled_dot_product_attention", {q, k, v}, causal)[0];
+  row("scaled_dot_product_attention causal", heads,
+      [&] { rt.call("scaled_dot_product_attention", {q, k, v}, causal); });
+  row("  its backward", heads, [&] {
+    rt.call("scaled_dot_product_attention_backward", {go, q, k, v, out, Tensor(), Tensor()}, causal);
+  });
+  std::printf("\n");
+}
+
+}  // namespace kiln::bench
