@@ -2,8 +2,9 @@
 // likelihood fused in one pass, with PyTorch's ignore_index and
 // label_smoothing) and nll_loss, and their backward ops.
 //
-// f32 cross_entropy takes its softmax from oneDNN (softmax_dnnl.cpp), over
-// dense rows of classes (see softmax_of_rows).
+// f32 cross_entropy takes its softmax from oneDNN (softmax_dnnl.cpp) over
+// dense rows of classes, and from class_softmax_f32.hpp where the classes
+// are strided (see softmax_of_classes).
 //
 // Scores are [N, C] or [N, C, d1...] with targets [N] or [N, d1...]; each
 // (n, d...) position is a row of C scores at stride d1*d2*... . "mean"
@@ -14,6 +15,7 @@
 #include "common.hpp"
 #include "families.hpp"
 #include "kiln/kernels/cpu/strided.hpp"
+#include "class_softmax_f32.hpp"
 #include "softmax.hpp"
 
 namespace kiln::reduction {
@@ -173,74 +175,57 @@ void cross_entropy_backward_kernel(const KernelCall& c) {
   });
 }
 
-// f32 scores go through oneDNN's softmax, whose exp runs in the CPU's widest
-// vectors, over dense rows of C classes. Scores [N, C] are such rows
-// already; scores [N, C, d...] (a sequence model's [B, V, T], say), whose
-// classes lie d1 * d2 ... apart, are first copied to [N, d..., C]: oneDNN
-// 2.6 runs a softmax along a strided axis through its slow reference code,
-// and the copy costs far less than that.
-//
-// Row i of the scores, position j of sample n (i = n * D + j, D = d1 * d2
-// ...), is row i of the dense rows.
-int64_t row_of_base(int64_t base, int64_t stride, int64_t classes) {
-  return base / (classes * stride) * stride + base % (classes * stride);
-}
-
-// The softmax (or, with Log, log-softmax) of every row of the f32 scores x
-// into `out`, [rows, C], dense.
+// f32 scores [N, C] go through oneDNN's softmax, whose exp runs in the
+// CPU's widest vectors, over their dense rows of C classes; scores [N, C,
+// d...] (a sequence model's [B, V, T], say), whose classes lie d1 * d2 ...
+// apart, through kiln's softmax along the classes with vectors along d
+// (class_softmax_f32.hpp). Either way the (log-)probabilities come out in
+// the layout of the scores.
 template <bool Log>
-void softmax_of_rows(Runtime& rt, const ClassRows& r, const float* x, float* out) {
+void softmax_of_classes(Runtime& rt, const ClassRows& r, const float* x, float* out) {
   if (r.count == 0) return;
-  const SoftmaxRows dense{r.count, r.classes, 1};
-  if (r.stride == 1) return dnnl_softmax_rows<Log>(rt, dense, x, out);
-  const int64_t n = r.count / r.stride;
-  const Tensor rows = rt.empty(Shape{r.count, r.classes}, DType::f32);
-  cpu::copy_strided(rt.thread_pool(), sizeof(float), Shape{n, r.classes, r.stride}, x,
-                    Shape{r.classes * r.stride, r.stride, 1}, rows.data<float>(),
-                    Shape{r.stride * r.classes, 1, r.classes});
-  dnnl_softmax_rows<Log>(rt, dense, rows.data<float>(), out);
+  if (r.stride == 1) return dnnl_softmax_rows<Log>(rt, SoftmaxRows{r.count, r.classes, 1}, x, out);
+  class_softmax_f32(rt, x, r.count / r.stride, r.classes, r.stride, Log, out);
 }
 
 void cross_entropy_f32_kernel(const KernelCall& c) {
   const float eps = float(c.op.attr_real(c.attrs, "label_smoothing"));
   const ClassRows r = class_rows(c.inputs[0].shape());
-  const Tensor log_p = c.runtime.empty(Shape{r.count, r.classes}, DType::f32);
-  softmax_of_rows<true>(c.runtime, r, c.inputs[0].data<float>(), log_p.data<float>());
+  const Tensor log_p = c.runtime.empty(c.inputs[0].shape(), DType::f32);
+  softmax_of_classes<true>(c.runtime, r, c.inputs[0].data<float>(), log_p.data<float>());
   const float* lp = log_p.data<float>();
   class_loss_forward<float>(c, [eps, lp](const float*, int64_t base, int64_t stride, int64_t classes, int64_t t) {
-    const float* row = lp + row_of_base(base, stride, classes) * classes;
     float sum_lp = 0;
     if (eps != 0.0f)
-      for (int64_t k = 0; k < classes; ++k) sum_lp += row[k];
-    return -(1 - eps) * row[t] - eps / float(classes) * sum_lp;
+      for (int64_t k = 0; k < classes; ++k) sum_lp += lp[base + k * stride];
+    return -(1 - eps) * lp[base + t * stride] - eps / float(classes) * sum_lp;
   });
 }
 
 // d loss / d x_c = scale * (softmax_c - (1 - eps) [c == t] - eps / C), the
-// softmax written straight into the gradient when its rows are dense.
+// softmax written into the gradient first.
 void cross_entropy_backward_f32_kernel(const KernelCall& c) {
   const float eps = float(c.op.attr_real(c.attrs, "label_smoothing"));
   const ClassRows r = class_rows(c.inputs[1].shape());
   int64_t valid = 0;
   const std::vector<int64_t> cls = row_classes(c, c.inputs[2], r.classes, &valid);
   float* gx = c.outputs[0].data<float>();
-  Tensor scratch;
-  if (r.stride != 1) scratch = c.runtime.empty(Shape{r.count, r.classes}, DType::f32);
-  float* p = r.stride == 1 ? gx : scratch.data<float>();
-  softmax_of_rows<false>(c.runtime, r, c.inputs[1].data<float>(), p);
+  softmax_of_classes<false>(c.runtime, r, c.inputs[1].data<float>(), gx);
   const float* gy = c.inputs[0].data<float>();
   const LossReduction red = parse_loss_reduction(c.op, c.attrs);
   const int64_t grain = std::max<int64_t>(1, cpu::kElementGrain / std::max<int64_t>(1, r.classes));
   c.runtime.thread_pool().parallel_for(r.count, grain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const int64_t base = r.base(i), t = cls[size_t(i)];
-      const float* row = p + i * r.classes;
       if (t < 0) {  // ignored: no gradient, whatever its scores
         for (int64_t k = 0; k < r.classes; ++k) gx[base + k * r.stride] = 0.0f;
         continue;
       }
       const float scale = row_scale(gy, red, valid, i);
-      for (int64_t k = 0; k < r.classes; ++k) gx[base + k * r.stride] = scale * (row[k] - eps / float(r.classes));
+      for (int64_t k = 0; k < r.classes; ++k) {
+        float& g = gx[base + k * r.stride];
+        g = scale * (g - eps / float(r.classes));
+      }
       gx[base + t * r.stride] -= scale * (1 - eps);
     }
   });
