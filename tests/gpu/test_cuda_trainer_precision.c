@@ -145,15 +145,9 @@ static void persistent_nan_stops_at_the_minimum(void) {
 
 int main(void) {
   kiln_runtime* rt = open_runtime(1);
-  int cuda_count = 0;
-  const char* reason = NULL;
-  REQUIRE_OK(kiln_devices_get(rt, &cuda_count, &reason));
-  if (cuda_count == 0) {
-    printf("skipped: no GPU: %s\n", reason);
-    kiln_runtime_release(rt);
-    return 77;
-  }
+  const int skip = skip_without_gpu(rt);
   kiln_runtime_release(rt);
+  if (skip) return 77;
   trains_like_the_cpu("f16", 1024);
   trains_like_the_cpu("bf16", 1);
   a_nan_batch_is_skipped();

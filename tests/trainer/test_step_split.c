@@ -78,15 +78,9 @@ int main(int argc, char** argv) {
   double gaps[STEPS];
   int steps = 0, done = 0;
 
-  if (on_gpu) {
-    int cuda_count = 0;
-    const char* reason = NULL;
-    REQUIRE_OK(kiln_devices_get(rt, &cuda_count, &reason));
-    if (cuda_count == 0) {
-      printf("skipped: no GPU: %s\n", reason);
-      kiln_runtime_release(rt);
-      return 77;
-    }
+  if (on_gpu && skip_without_gpu(rt)) {
+    kiln_runtime_release(rt);
+    return 77;
   }
   source = make_source(rt, n, &inputs, &targets);
   config[0] = kiln_attr_int("in_features", n.features);

@@ -22,6 +22,15 @@ kiln_runtime* open_runtime(uint64_t seed) {
   return rt;
 }
 
+int skip_without_gpu(kiln_runtime* rt) {
+  int cuda_count = 0;
+  const char* reason = NULL;
+  REQUIRE_OK(kiln_devices_get(rt, &cuda_count, &reason));
+  if (cuda_count > 0) return 0;
+  printf("skipped: no GPU: %s\n", reason);
+  return 1;
+}
+
 /* xorshift64*: a small generator with a fixed sequence per seed. */
 static double uniform(uint64_t* state) {
   *state ^= *state >> 12;

@@ -26,6 +26,9 @@ typedef struct blobs {
 } blobs;
 
 kiln_runtime* open_runtime(uint64_t seed);
+/* 1 when `rt` sees no GPU, after printing "skipped: no GPU: <reason>" (a
+ * GPU test then exits 77, which CTest reports as skipped); else 0. */
+int skip_without_gpu(kiln_runtime* rt);
 void blobs_make(kiln_runtime* rt, int64_t n, uint64_t seed, blobs* out);
 /* Points [first, first + count) of `b` become NaN (inputs that make every
  * gradient NaN); its tensors and source are made again over them. */
