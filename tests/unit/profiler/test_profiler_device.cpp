@@ -56,8 +56,11 @@ TEST_CASE("profiler: a call on a GPU also records the GPU's time on its stream's
   REQUIRE(matmul);
   CHECK(linear->device == gpu);
   CHECK(linear->phase == ProfilePhase::forward);
-  // The device's times: matmul ran 10 ms, inside linear, which ran 14 ms.
-  CHECK(matmul->total_ns() == Approx(10e6).margin(1e3));
+  // The device's times: matmul ran 10 ms, inside linear, which ran 14 ms
+  // (and the host's moments between their marks, well under a millisecond
+  // even in a sanitizer build).
+  CHECK(matmul->total_ns() >= 10000000);
+  CHECK(matmul->total_ns() < 11000000);
   CHECK(linear->total_ns() >= matmul->total_ns() + 4000000 - 1000);
   CHECK(linear->start_ns <= matmul->start_ns);
   CHECK(matmul->end_ns <= linear->end_ns);
@@ -91,7 +94,8 @@ TEST_CASE("profiler: a device span times work on a stream of its own track", "[p
   const std::vector<ProfileEvent> events = profiler.events();
   const ProfileEvent* copy = find_event(events, "batch 3 of epoch 0", true, "cuda:1 copy stream");
   REQUIRE(copy);
-  CHECK(copy->total_ns() == Approx(2e6).margin(1e3));
+  CHECK(copy->total_ns() >= 2000000);
+  CHECK(copy->total_ns() < 3000000);
   CHECK(unreleased(fake) == 1);  // the anchor, kept with the profile
 }
 
