@@ -245,11 +245,12 @@ stage_nccl_allreduce() {
 }
 
 # Trains examples/fashion_mnist.lua on the device for the epochs the stage's
-# time allows, and reports the last test accuracy.
+# time allows, and reports the last test accuracy; the log keeps the
+# training report (the step split, timed with events on the GPU's stream).
 stage_train() {
   local limit epochs=$GPU_CHECK_EPOCHS finished=0 accuracy="" rate="" line
   limit=$(inner_limit)
-  timeout "$limit" "${GPU_CHECK_LINE_BUFFERED[@]}" "$GPU_CHECK_BUILD/bin/kiln" run --threads "$GPU_CHECK_JOBS" \
+  timeout "$limit" "${GPU_CHECK_LINE_BUFFERED[@]}" "$GPU_CHECK_BUILD/bin/kiln" run --threads "$GPU_CHECK_JOBS" --report \
     "$GPU_CHECK_REPO/examples/fashion_mnist.lua" "$epochs" "$(fashion_mnist_folder)" "$GPU_CHECK_DEVICE" 2>&1 |
     while IFS= read -r line; do
       printf '%s\n' "$line"
