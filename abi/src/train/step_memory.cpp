@@ -30,7 +30,8 @@ Device model_device(const kiln_trainer& t) {
 
 // A model without parameters computes where its inputs are, which the
 // CPU's peak covers for the CPU and nothing here follows on a GPU.
-StepMemory::StepMemory(const kiln_trainer& t) : runtime_(t.config.runtime.get()), model_device_(model_device(t)) {
+StepMemory::StepMemory(const kiln_trainer& t, Device device)
+    : runtime_(t.config.runtime.get()), model_device_(device) {
   reset_peak(runtime_, Device::cpu());
   if (!model_device_.is_cpu()) reset_peak(runtime_, model_device_);
 }

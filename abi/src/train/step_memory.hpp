@@ -20,8 +20,9 @@ Device model_device(const kiln_trainer& t);
 
 class StepMemory {
  public:
-  // Resets the peaks of the allocators the step uses.
-  explicit StepMemory(const kiln_trainer& t);
+  // Resets the peaks of the allocators the step uses (the CPU's, and
+  // `device`'s: model_device(t)).
+  StepMemory(const kiln_trainer& t, Device device);
   // Fills peak_cpu_bytes and peak_gpu_bytes (0 when the model is on the CPU).
   void finish(kiln_step_metrics& m) const;
 

@@ -136,9 +136,8 @@ void update_parameters(kiln_trainer& t, kiln_step_metrics& m, StepClock& clock) 
   clock.charge(&m.optimizer_seconds, "optimizer");
 }
 
-// The timeline of the model's device, made when first needed; null on the CPU.
-DeviceTimeline* model_timeline(kiln_trainer& t) {
-  const Device device = model_device(t);
+// The timeline of the model's `device`, made when first needed; null on the CPU.
+DeviceTimeline* model_timeline(kiln_trainer& t, Device device) {
   if (device.is_cpu()) return nullptr;
   if (!t.timeline || t.timeline->device() != device) t.timeline = make_device_timeline(device);
   return t.timeline.get();
@@ -150,7 +149,8 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   if (t.trace) t.trace->begin_step(t.state.step + 1);
   const ReportProfileScope profile(t);
   const StepSpan span(profiler, t.state.step + 1);
-  StepClock clock(profiler, model_timeline(t));
+  const Device device = model_device(t);
+  StepClock clock(profiler, model_timeline(t, device));
   TrainState& s = t.state;
   if (!s.epoch_started) begin_epoch(t);
   const int64_t micro_batches = std::min(t.config.accumulate, t.batches_per_epoch - s.epoch_batches);
@@ -160,7 +160,7 @@ kiln_step_metrics compute_step(kiln_trainer& t) {
   double loss_sum = 0.0;
   const double device_wait_before = device_input_wait(t);
   const double flops_before = flops_counted_on_this_thread();
-  const StepMemory memory(t);
+  const StepMemory memory(t, device);
   try {
     clock.charge(&m.other_seconds, "other");
     for (int64_t i = 0; i < micro_batches; ++i) {

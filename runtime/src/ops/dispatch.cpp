@@ -9,6 +9,7 @@
 #include "kiln/ops/autocast.hpp"
 #include "kiln/ops/flop_count.hpp"
 #include "kiln/runtime.hpp"
+#include "dense_inputs.hpp"
 
 namespace kiln {
 
@@ -139,14 +140,8 @@ std::vector<Tensor> run(Runtime& rt, const OpDef& op, std::span<const Tensor> in
                " on ", to_string(device), " (supported there: ", supported_dtypes(op, device.type), ")");
     // Kernels read dense memory unless they declare otherwise; the copies
     // live only for this call.
-    std::vector<Tensor> dense;
-    std::span<const Tensor> kernel_inputs = inputs;
-    if (!op.accepts_strided &&
-        std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && !t.is_contiguous(); })) {
-      dense.reserve(inputs.size());
-      for (const Tensor& t : inputs) dense.push_back(t.defined() && !t.is_contiguous() ? rt.contiguous(t) : t);
-      kernel_inputs = dense;
-    }
+    const std::vector<Tensor> dense = op.accepts_strided ? std::vector<Tensor>() : dense_copies(rt, inputs);
+    const std::span<const Tensor> kernel_inputs = dense.empty() ? inputs : std::span<const Tensor>(dense);
     outputs.reserve(metas.size());
     for (const TensorMeta& m : metas) outputs.push_back(Tensor::empty(m.shape, m.dtype, rt.allocator(m.device)));
     const KernelCall call{rt, op, kernel_inputs, outputs, attrs};

@@ -295,7 +295,10 @@ ProfiledDeviceWork::~ProfiledDeviceWork() {
 }
 
 ProfiledCall::ProfiledCall(const Profiler& profiler, std::string name, Device device, std::span<const Tensor> inputs)
-    : session_(profiler.session()), parent_(tls_innermost), device_work_(session_, device, std::nullopt) {
+    // A call on the CPU has no device work: it holds no second reference.
+    : session_(profiler.session()),
+      parent_(tls_innermost),
+      device_work_(device.is_cpu() ? nullptr : session_, device, std::nullopt) {
   tls_innermost = this;
   if (!session_) return;  // profiling ended since the caller looked
   event_.name = std::move(name);
@@ -312,7 +315,7 @@ ProfiledCall::~ProfiledCall() {
   tls_innermost = parent_;
   if (!session_) return;
   event_.end_ns = session_->now_ns();
-  device_work_.finish(event_.name, event_.phase, "compute stream");
+  if (!event_.device.is_cpu()) device_work_.finish(event_.name, event_.phase, "compute stream");
   if (parent_ && parent_->session_ == session_) parent_->event_.children_ns += event_.total_ns();
   session_->store(std::move(event_));
 }

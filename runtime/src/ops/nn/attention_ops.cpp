@@ -11,9 +11,9 @@
 // that restores the stream, gives the same weights again). Which weights
 // were kept is a second output, u8 [..., L, S] (empty without dropout),
 // that only the backward reads: the caller receives the attention alone.
-#include <algorithm>
 #include <vector>
 
+#include "../dense_inputs.hpp"
 #include "attention_kernels.hpp"
 #include "attention_shape.hpp"
 #include "kernel_of.hpp"
@@ -128,10 +128,8 @@ double attention_flops(const Tensor& query, const Tensor& key, const Tensor& val
 namespace nn {
 
 void with_dense_inputs(const KernelCall& c, KernelFn kernel) {
-  if (std::all_of(c.inputs.begin(), c.inputs.end(), [](const Tensor& t) { return !t.defined() || t.is_contiguous(); }))
-    return kernel(c);
-  std::vector<Tensor> dense;
-  for (const Tensor& t : c.inputs) dense.push_back(t.defined() && !t.is_contiguous() ? c.runtime.contiguous(t) : t);
+  const std::vector<Tensor> dense = dense_copies(c.runtime, c.inputs);
+  if (dense.empty()) return kernel(c);
   kernel(KernelCall{c.runtime, c.op, dense, c.outputs, c.attrs});
 }
 

@@ -263,31 +263,39 @@ struct BackwardArgs {
   float* scratch;
 };
 
-void run(const ForwardArgs& a) { forward_head(a.h, a.q, a.k, a.v, a.out, a.scratch); }
-void run(const BackwardArgs& a) { backward_head(a.h, a.dout, a.q, a.k, a.v, a.dq, a.dk, a.dv, a.scratch); }
-#if defined(__x86_64__)
-__attribute__((target("avx512f,avx512dq,fma"))) void run_avx512(const ForwardArgs& a) {
-  forward_head(a.h, a.q, a.k, a.v, a.out, a.scratch);
-}
-__attribute__((target("avx2,fma"))) void run_avx2(const ForwardArgs& a) {
-  forward_head(a.h, a.q, a.k, a.v, a.out, a.scratch);
-}
-__attribute__((target("avx512f,avx512dq,fma"))) void run_avx512(const BackwardArgs& a) {
+void forward_plain(const ForwardArgs& a) { forward_head(a.h, a.q, a.k, a.v, a.out, a.scratch); }
+void backward_plain(const BackwardArgs& a) {
   backward_head(a.h, a.dout, a.q, a.k, a.v, a.dq, a.dk, a.dv, a.scratch);
 }
-__attribute__((target("avx2,fma"))) void run_avx2(const BackwardArgs& a) {
+#if defined(__x86_64__)
+__attribute__((target("avx512f,avx512dq,fma"))) void forward_avx512(const ForwardArgs& a) {
+  forward_head(a.h, a.q, a.k, a.v, a.out, a.scratch);
+}
+__attribute__((target("avx2,fma"))) void forward_avx2(const ForwardArgs& a) {
+  forward_head(a.h, a.q, a.k, a.v, a.out, a.scratch);
+}
+__attribute__((target("avx512f,avx512dq,fma"))) void backward_avx512(const BackwardArgs& a) {
+  backward_head(a.h, a.dout, a.q, a.k, a.v, a.dq, a.dk, a.dv, a.scratch);
+}
+__attribute__((target("avx2,fma"))) void backward_avx2(const BackwardArgs& a) {
   backward_head(a.h, a.dout, a.q, a.k, a.v, a.dq, a.dk, a.dv, a.scratch);
 }
 #endif
 
-template <class Args>
-void run_head(const Args& a) {
+void run_head(const ForwardArgs& a) {
 #if defined(__x86_64__)
-  switch (cpu::vector_isa()) {
-    case cpu::VectorIsa::avx512: return run_avx512(a);
-    case cpu::VectorIsa::avx2: return run_avx2(a);
-    case cpu::VectorIsa::plain: break;
-  }
+  static const auto run = cpu::for_this_cpu(&forward_plain, &forward_avx2, &forward_avx512);
+#else
+  static const auto run = &forward_plain;
+#endif
+  run(a);
+}
+
+void run_head(const BackwardArgs& a) {
+#if defined(__x86_64__)
+  static const auto run = cpu::for_this_cpu(&backward_plain, &backward_avx2, &backward_avx512);
+#else
+  static const auto run = &backward_plain;
 #endif
   run(a);
 }

@@ -21,8 +21,6 @@ using lstm::CellForward;
 // The f32 cell loops compiled for wider vectors than baseline x86-64,
 // called only where the CPU has them.
 #if defined(__x86_64__)
-using cpu::VectorIsa;
-
 __attribute__((target("avx512f,avx512dq,fma"))) void forward_avx512(const CellForward<float>& s) {
   lstm::cell_forward(s);
 }
@@ -32,21 +30,16 @@ __attribute__((target("avx512f,avx512dq,fma"))) void backward_avx512(const CellB
 }
 __attribute__((target("avx2,fma"))) void backward_avx2(const CellBackward<float>& s) { lstm::cell_backward(s); }
 
+void forward_plain(const CellForward<float>& s) { lstm::cell_forward(s); }
+void backward_plain(const CellBackward<float>& s) { lstm::cell_backward(s); }
+
 void run_cell(const CellForward<float>& s) {
-  switch (cpu::vector_isa()) {
-    case VectorIsa::avx512: return forward_avx512(s);
-    case VectorIsa::avx2: return forward_avx2(s);
-    case VectorIsa::plain: break;
-  }
-  lstm::cell_forward(s);
+  static const auto run = cpu::for_this_cpu(&forward_plain, &forward_avx2, &forward_avx512);
+  run(s);
 }
 void run_cell(const CellBackward<float>& s) {
-  switch (cpu::vector_isa()) {
-    case VectorIsa::avx512: return backward_avx512(s);
-    case VectorIsa::avx2: return backward_avx2(s);
-    case VectorIsa::plain: break;
-  }
-  lstm::cell_backward(s);
+  static const auto run = cpu::for_this_cpu(&backward_plain, &backward_avx2, &backward_avx512);
+  run(s);
 }
 #else
 void run_cell(const CellForward<float>& s) { lstm::cell_forward(s); }

@@ -58,13 +58,10 @@ __attribute__((target("avx512f,avx512dq,fma"))) void chunk_avx512(const float* x
 
 ChunkFn chunk_for_cpu() {
 #if defined(__x86_64__)
-  switch (cpu::vector_isa()) {
-    case cpu::VectorIsa::avx512: return chunk_avx512;
-    case cpu::VectorIsa::avx2: return chunk_avx2;
-    case cpu::VectorIsa::plain: break;
-  }
-#endif
+  return cpu::for_this_cpu<ChunkFn>(chunk_plain, chunk_avx2, chunk_avx512);
+#else
   return chunk_plain;
+#endif
 }
 
 }  // namespace

@@ -12,4 +12,16 @@ enum class VectorIsa { plain, avx2, avx512 };
 // avx512: AVX-512 F and DQ with FMA; avx2: AVX2 with FMA.
 VectorIsa vector_isa();
 
+// The variant of a kernel for this CPU: one of the same function compiled
+// for each instruction set (`avx2` and `avx512` with target attributes).
+template <class Fn>
+Fn for_this_cpu(Fn plain, Fn avx2, Fn avx512) {
+  switch (vector_isa()) {
+    case VectorIsa::avx512: return avx512;
+    case VectorIsa::avx2: return avx2;
+    case VectorIsa::plain: break;
+  }
+  return plain;
+}
+
 }  // namespace kiln::cpu
