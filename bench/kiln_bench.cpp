@@ -1,12 +1,14 @@
 // kiln_bench: prints CPU timings of kiln's hot paths. See bench/README.md for
 // what each row measures. `kiln_bench dispatch` runs the dispatch row alone,
-// `kiln_bench pieces` the transformer's pieces.
+// `kiln_bench pieces` the transformer's pieces, `kiln_bench convs` ResNet-18's
+// 3x3 convolutions.
 #include <cstdio>
 #include <cstring>
 #include <exception>
 
 #include "bench_linear_activation.hpp"
 #include "bench_ops.hpp"
+#include "bench_resnet_convs.hpp"
 #include "bench_transformer_pieces.hpp"
 #include "kiln/error.hpp"
 
@@ -15,6 +17,10 @@ int main(int argc, char** argv) {
     kiln::Runtime rt;
     if (argc > 1 && std::strcmp(argv[1], "dispatch") == 0) {
       kiln::bench::bench_dispatch(rt);
+      return 0;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "convs") == 0) {
+      kiln::bench::bench_resnet_convs();
       return 0;
     }
     if (argc > 1 && std::strcmp(argv[1], "pieces") == 0) {
@@ -27,6 +33,7 @@ int main(int argc, char** argv) {
     kiln::bench::bench_mlp_step(rt);
     kiln::bench::bench_linear_activation(rt);
     kiln::bench::bench_transformer_pieces(rt);
+    kiln::bench::bench_resnet_convs();
     kiln::bench::bench_dispatch(rt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln_bench: %s\n", e.what());

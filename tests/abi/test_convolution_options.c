@@ -1,7 +1,8 @@
 /* kiln_runtime_options.direct_convolutions: by default a 3x3 stride-1 f32
- * convolution of a ResNet layer may run Winograd's algorithm (on CPUs with
- * AVX-512, where oneDNN has it), which rounds differently from the direct
- * kernels; with the option set it runs them. Both stay close to each other. */
+ * convolution of a ResNet layer may run Winograd's algorithm (oneDNN's on
+ * CPUs with AVX-512, kiln's on AVX2 with FMA), which rounds differently from
+ * the direct kernels; with the option set it runs them. Both stay close to
+ * each other. */
 #include <math.h>
 
 #include "check.h"
@@ -24,9 +25,10 @@ static void fill(float* values, size_t n, uint32_t state) {
   }
 }
 
-static int cpu_has_avx512_core(void) {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+static int cpu_has_winograd(void) {
+  const int avx512_core = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return avx512_core || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
 }
 
 /* conv2d(input, weight, padding 1) in a runtime made with `direct`, into `out`. */
@@ -69,10 +71,10 @@ int main(void) {
   printf("largest output %g, largest difference %g, %zu of %d outputs differ\n", largest, error, differing,
          INPUT_SIZE);
   CHECK(largest > 1.0);
-  CHECK(error <= 1e-5 * largest);
-  if (cpu_has_avx512_core())
+  CHECK(error <= 2e-5 * largest);
+  if (cpu_has_winograd())
     CHECK(differing > 0);
   else
-    printf("this CPU has no AVX-512: oneDNN has no Winograd kernels to choose here\n");
+    printf("this CPU has neither AVX-512 nor AVX2 with FMA: no Winograd kernels to choose here\n");
   return check_failures ? 1 : 0;
 }

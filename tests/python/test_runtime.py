@@ -28,8 +28,9 @@ class Options(unittest.TestCase):
         self.assertTrue(((a >= 0) & (a < 1)).all())
 
     def test_direct_convolutions_stay_close_to_the_default_ones(self):
-        # A ResNet-like 3x3 layer: by default oneDNN may run it by Winograd's
-        # algorithm, which rounds differently; the two agree closely.
+        # A ResNet-like 3x3 layer: by default it may run by Winograd's
+        # algorithm (oneDNN's or kiln's), which rounds differently; the two
+        # agree to a few millionths of the largest value.
         rng = np.random.default_rng(0)
         x = rng.uniform(-1, 1, (32, 64, 16, 16)).astype(np.float32)
         w = rng.uniform(-1, 1, (64, 64, 3, 3)).astype(np.float32)
@@ -37,7 +38,7 @@ class Options(unittest.TestCase):
         for rt in (kiln.Runtime(), kiln.Runtime(direct_convolutions=True)):
             y = kiln.F.conv2d(kiln.tensor(x, runtime=rt), kiln.tensor(w, runtime=rt), padding=[1, 1])
             outputs.append(y.numpy())
-        np.testing.assert_allclose(outputs[0], outputs[1], rtol=0, atol=1e-5 * np.abs(outputs[1]).max())
+        np.testing.assert_allclose(outputs[0], outputs[1], rtol=0, atol=2e-5 * np.abs(outputs[1]).max())
 
     def test_without_default_plugins_only_the_given_paths_are_loaded(self):
         rt = kiln.Runtime(default_plugins=False, plugin_paths=[os.path.join(PLUGIN_FOLDER, "libkiln_optim.so")])

@@ -16,7 +16,9 @@
 // its rules expect a gain (a batch past 8, mostly): ResNet-18 trains 1.2 to
 // 1.5 times as fast here; the largest error, about 2e-6 of the largest value,
 // is four to five times the direct kernels' (the conv2d tests measure both)
-// -- the trade cuDNN makes on a GPU too. Elsewhere auto is direct.
+// -- the trade cuDNN makes on a GPU too. Elsewhere auto is direct, and kiln
+// runs those convolutions with its own Winograd kernels on AVX2 CPUs
+// (conv_winograd.hpp).
 #include <vector>
 
 #include "conv_kernels.hpp"

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "conv_kernels.hpp"
+#include "conv_winograd.hpp"
 #include "f16_through_f32.hpp"
 #include "kiln/ops/flop_count.hpp"
 #include "kiln/ops/helpers.hpp"
@@ -47,6 +48,8 @@ void conv2d_kernel(const KernelCall& c) {
   if (c.outputs[0].numel() == 0) return;
   if (c.inputs[0].dtype() == DType::f64)
     nn::conv2d_forward_reference(c.runtime, g, c.inputs[0], c.inputs[1], bias, c.outputs[0]);
+  else if (nn::winograd_takes(c.runtime, g, c.inputs[0].dtype()))
+    nn::conv2d_forward_winograd(c.runtime, g, c.inputs[0], c.inputs[1], bias, c.outputs[0]);
   else
     nn::conv2d_forward_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], bias, c.outputs[0]);
 }
@@ -90,6 +93,8 @@ void grad_input_kernel(const KernelCall& c) {
   if (done_if_empty(c.inputs[0], c.outputs[0])) return;
   if (c.inputs[0].dtype() == DType::f64)
     nn::conv2d_backward_input_reference(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
+  else if (nn::winograd_takes(c.runtime, g, c.inputs[0].dtype()))
+    nn::conv2d_backward_input_winograd(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
   else
     nn::conv2d_backward_input_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
@@ -109,6 +114,8 @@ void grad_weight_kernel(const KernelCall& c) {
   if (done_if_empty(c.inputs[0], c.outputs[0])) return;
   if (c.inputs[0].dtype() == DType::f64)
     nn::conv2d_backward_weight_reference(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
+  else if (nn::winograd_takes(c.runtime, g, c.inputs[0].dtype()))
+    nn::conv2d_backward_weight_winograd(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
   else
     nn::conv2d_backward_weight_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }

@@ -1,0 +1,190 @@
+// The Winograd convolutions' driver: channels-last copies of the operands
+// (oneDNN reorders), the filter transforms, and the tiles split into chunks
+// over the runtime's threads. A chunk is transformed, multiplied and
+// transformed back while its transforms are still in the core's caches.
+#include "conv_winograd.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "conv_winograd_kernels.hpp"
+#include "dnnl_helpers.hpp"
+#include "kiln/kernels/cpu/vector_isa.hpp"
+#include "kiln/util/str_cat.hpp"
+
+namespace kiln::nn {
+namespace {
+
+using namespace winograd;
+
+// Below this many tiles the transformed filters (36 x c x o floats, made and
+// read on every call) cost more than the products save: ResNet-18's
+// [32, 256, 8, 8] layers (128 tiles) ran no faster than oneDNN's direct
+// kernels, its [32, 512, 4, 4] ones (32 tiles) half as fast, its [32, 128,
+// 16, 16] ones (512 tiles) 1.4 to 1.5 times as fast (`kiln_bench convs`).
+constexpr int64_t kFewestTiles = 256;
+
+// Channel counts are padded to whole product blocks.
+int64_t padded(int64_t channels) { return round_up(channels, kBlock); }
+
+// The channels-last layout [n, h, w, padded(c)] of an NCHW shape, as oneDNN
+// sees it: the same dims with other strides.
+dnnl::memory::desc channels_last_desc(const Shape& nchw) {
+  const int64_t c = nchw[1], h = nchw[2], w = nchw[3], cp = padded(c);
+  return dnnl::memory::desc({nchw[0], c, h, w}, dnnl::memory::data_type::f32, {h * w * cp, 1, w * cp, cp});
+}
+
+// Copies `from` into `to` (same dims, other layouts) with a cached reorder.
+void reorder(Runtime& rt, const std::string& key, const dnnl::memory::desc& from, const void* from_data,
+             const dnnl::memory::desc& to, void* to_data) {
+  DnnlContext& ctx = rt.dnnl();
+  const auto prim = ctx.cached<dnnl::reorder>(key, [&] {
+    return dnnl::reorder(dnnl::reorder::primitive_desc(ctx.engine(), from, ctx.engine(), to));
+  });
+  ctx.execute(*prim, {{DNNL_ARG_FROM, wrap(ctx, from, from_data)}, {DNNL_ARG_TO, wrap(ctx, to, to_data)}},
+              int64_t(from.get_size() / sizeof(float)));
+}
+
+// An NCHW tensor's channels-last copy, zeros in the padding channels.
+Tensor channels_last(Runtime& rt, const Tensor& nchw) {
+  const Shape& s = nchw.shape();
+  Tensor out = rt.empty(Shape{s[0], s[2], s[3], padded(s[1])});
+  if (padded(s[1]) != s[1]) std::memset(out.raw_data(), 0, out.nbytes());
+  reorder(rt, str_cat("winograd_to_nhwc:", to_string(s)), f32_desc(s), nchw.raw_data(), channels_last_desc(s),
+          out.raw_data());
+  return out;
+}
+
+// nchw = a channels-last tensor without its padding channels.
+void from_channels_last(Runtime& rt, const Tensor& nhwc, Tensor& nchw) {
+  const Shape& s = nchw.shape();
+  reorder(rt, str_cat("winograd_from_nhwc:", to_string(s)), channels_last_desc(s), nhwc.raw_data(), f32_desc(s),
+          nchw.raw_data());
+}
+
+Tensor zeros(Runtime& rt, int64_t n) {
+  Tensor t = rt.empty(Shape{n});
+  std::memset(t.raw_data(), 0, t.nbytes());
+  return t;
+}
+
+// Tiles per chunk: each block of transformed filters loaded is used by this
+// many tiles (a multiple of the products' six rows), unless that would leave
+// a worker without a chunk.
+int64_t chunk_tiles(int64_t tiles, int workers) {
+  constexpr int64_t kChunkTiles = 66;
+  const int64_t per_worker = (tiles + workers - 1) / workers;
+  return std::min(kChunkTiles, round_up(per_worker, 6));
+}
+
+// The packed transforms of f's filters, split over the threads by output.
+Tensor transformed_filters(Runtime& rt, const Filters& f) {
+  Tensor u = rt.empty(Shape{kPositions, f.out_padded, f.in_padded});
+  float* data = u.data<float>();
+  rt.thread_pool().parallel_for(f.out_padded / kBlock, 1, [&](int64_t begin, int64_t end) {
+    transform_filters(f, begin * kBlock, end * kBlock, data);
+  });
+  return u;
+}
+
+// y = the convolution of channels-last x (in channels) with transformed
+// filters u (out channels) plus bias (padded, or undefined), channels-last.
+void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, const Tensor& u, int64_t out,
+                   const Tensor& bias, Tensor& y) {
+  ThreadPool& pool = rt.thread_pool();
+  const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, pool.num_workers());
+  const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
+  const int64_t workers = std::min<int64_t>(pool.num_workers(), chunks);
+  const int64_t v_size = kPositions * per_chunk * in, m_size = kPositions * per_chunk * out;
+  const Tensor scratch = rt.empty(Shape{workers, v_size + m_size});
+  const Tensor no_input = zeros(rt, in);
+  const float* bias_data = bias.defined() ? bias.data<float>() : nullptr;
+  std::atomic<int64_t> next{0};
+  pool.parallel_for(workers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t worker = begin; worker < end; ++worker) {
+      float* v = scratch.data<float>() + worker * (v_size + m_size);
+      float* m = v + v_size;
+      for (int64_t c = next++; c < chunks; c = next++) {
+        const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk));
+        transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
+        multiply_tiles(v, u.data<float>(), chunk.rows, in, out, m);
+        transform_output(t, m, out, bias_data, chunk, y.data<float>());
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool winograd_takes(const Runtime& rt, const Conv2dGeometry& g, DType dtype) {
+  return dtype == DType::f32 && g.kh == 3 && g.kw == 3 && g.stride == std::array<int64_t, 2>{1, 1} &&
+         g.dilation == std::array<int64_t, 2>{1, 1} && g.groups == 1 && g.padding[0] <= 2 && g.padding[1] <= 2 &&
+         g.c >= kBlock && g.o >= kBlock && Tiling{g.n, g.h, g.w, 0, 0, g.oh, g.ow}.count() >= kFewestTiles &&
+         !rt.options().direct_convolutions &&
+         cpu::vector_isa() == cpu::VectorIsa::avx2;
+}
+
+void conv2d_forward_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& input, const Tensor& weight,
+                             const Tensor& bias, Tensor& output) {
+  const int64_t in = padded(g.c), out = padded(g.o);
+  const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow};
+  const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.o, g.c, false, out, in});
+  Tensor padded_bias;
+  if (bias.defined()) {
+    padded_bias = zeros(rt, out);
+    std::memcpy(padded_bias.raw_data(), bias.raw_data(), bias.nbytes());
+  }
+  Tensor y = rt.empty(Shape{g.n, g.oh, g.ow, out});
+  forward_tiles(rt, t, channels_last(rt, input), in, u, out, padded_bias, y);
+  from_channels_last(rt, y, output);
+}
+
+void conv2d_backward_input_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
+                                    const Tensor& weight, Tensor& grad_input) {
+  // The input gradient is the forward convolution of the output gradient
+  // (o channels) by the filters rotated 180 degrees with in and out swapped,
+  // padded by 2 - padding: its output is the input's size again.
+  const int64_t in = padded(g.o), out = padded(g.c);
+  const Tiling t{g.n, g.oh, g.ow, 2 - g.padding[0], 2 - g.padding[1], g.h, g.w};
+  const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.c, g.o, true, out, in});
+  Tensor y = rt.empty(Shape{g.n, g.h, g.w, out});
+  forward_tiles(rt, t, channels_last(rt, grad_output), in, u, out, Tensor(), y);
+  from_channels_last(rt, y, grad_input);
+}
+
+void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
+                                     const Tensor& input, Tensor& grad_weight) {
+  ThreadPool& pool = rt.thread_pool();
+  const int64_t in = padded(g.c), out = padded(g.o);
+  const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow};
+  const Tensor x = channels_last(rt, input), dy = channels_last(rt, grad_output);
+  const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, pool.num_workers());
+  const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
+  // Each worker sums its own share of the chunks, always the same share, so
+  // the gradient is the same from run to run; the shares are added at the end.
+  const int parts = int(std::min<int64_t>(pool.num_workers(), chunks));
+  const int64_t part_size = kPositions * in * out;
+  const int64_t v_size = kPositions * per_chunk * in, m_size = kPositions * per_chunk * out;
+  const Tensor products = zeros(rt, parts * part_size);
+  const Tensor scratch = rt.empty(Shape{parts, v_size + m_size});
+  const Tensor no_input = zeros(rt, std::max(in, out));
+  pool.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      float* v = scratch.data<float>() + part * (v_size + m_size);
+      float* m = v + v_size;
+      for (int64_t c = part * chunks / parts; c < (part + 1) * chunks / parts; ++c) {
+        const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk));
+        transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
+        transform_grad_output(t, dy.data<float>(), out, no_input.data<float>(), chunk, m);
+        accumulate_weight_products(v, m, chunk.rows, in, out, products.data<float>() + part * part_size);
+      }
+    }
+  });
+  const Products p{products.data<float>(), parts, part_size, in, out};
+  pool.parallel_for(out / kBlock, 1, [&](int64_t begin, int64_t end) {
+    filters_from_products(p, g.o, g.c, begin * kBlock, std::min(end * kBlock, g.o), grad_weight.data<float>());
+  });
+}
+
+}  // namespace kiln::nn

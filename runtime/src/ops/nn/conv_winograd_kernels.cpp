@@ -1,0 +1,287 @@
+// The vector loops of Winograd's F(4x4, 3x3) (conv_winograd_kernels.hpp):
+// every transform runs eight channels at a time (the filters' sixteen), and
+// each product keeps a 6 x 16 block of its result in twelve accumulators
+// while the shared operand streams past. Compiled for AVX2 with FMA, which
+// the driver checks for.
+#include "conv_winograd_kernels.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__)
+#define KILN_WINOGRAD_ISA __attribute__((target("avx2,fma")))
+#else
+#define KILN_WINOGRAD_ISA
+#endif
+
+namespace kiln::nn::winograd {
+namespace {
+
+// Eight floats; only ever passed by reference (32-byte vectors have no
+// register ABI without AVX).
+typedef float Lanes8 __attribute__((vector_size(32)));
+
+[[gnu::always_inline]] inline void load8(Lanes8& v, const float* at) { std::memcpy(&v, at, sizeof v); }
+[[gnu::always_inline]] inline void store8(float* at, const Lanes8& v) { std::memcpy(at, &v, sizeof v); }
+
+// Sixteen floats (two AVX2 vectors): the filter transforms' lanes, one per
+// output channel of a product block.
+typedef float Lanes16 __attribute__((vector_size(64)));
+
+// Image n and the top-left output (y0, x0) of tile `index`.
+struct TileAt {
+  int64_t n, y0, x0;
+};
+TileAt tile_at(const Tiling& t, int64_t index) {
+  const int64_t tiles_w = t.tiles_w(), tiles_h = t.tiles_h();
+  const int64_t rest = index / tiles_w;
+  return {rest / tiles_h, kTile * (rest % tiles_h), kTile * (index % tiles_w)};
+}
+
+// The extra rows of a chunk's transforms [36][rows][channels] are zero, so
+// they add nothing to a weight gradient.
+void zero_extra_rows(const Chunk& c, int64_t channels, float* v) {
+  if (c.rows == c.count) return;
+  for (int p = 0; p < kPositions; ++p)
+    std::memset(v + (p * c.rows + c.count) * channels, 0, size_t((c.rows - c.count) * channels) * sizeof(float));
+}
+
+// The one-dimensional transforms, on six (or four, or three) values `step`
+// apart; the two-dimensional ones apply them down the columns, then along
+// the rows. B^T (inputs):
+template <class V>
+[[gnu::always_inline]] inline void input_1d(const V* d, int step, V* t) {
+  const V a = d[4 * step] - 4.0f * d[2 * step], b = d[3 * step] - 4.0f * d[step];
+  const V c = d[4 * step] - d[2 * step], e = 2.0f * (d[3 * step] - d[step]);
+  t[0] = 4.0f * d[0] - 5.0f * d[2 * step] + d[4 * step];
+  t[step] = a + b;
+  t[2 * step] = a - b;
+  t[3 * step] = c + e;
+  t[4 * step] = c - e;
+  t[5 * step] = 4.0f * d[step] - 5.0f * d[3 * step] + d[5 * step];
+}
+// A^T (six products to four outputs):
+template <class V>
+[[gnu::always_inline]] inline void output_1d(const V* m, int in_step, V* y, int out_step) {
+  const V p = m[in_step] + m[2 * in_step], q = m[in_step] - m[2 * in_step];
+  const V r = m[3 * in_step] + m[4 * in_step], s = m[3 * in_step] - m[4 * in_step];
+  y[0] = m[0] + p + r;
+  y[out_step] = q + 2.0f * s;
+  y[2 * out_step] = p + 4.0f * r;
+  y[3 * out_step] = q + 8.0f * s + m[5 * in_step];
+}
+// A (four output gradients to six):
+template <class V>
+[[gnu::always_inline]] inline void grad_output_1d(const V* e, int in_step, V* h, int out_step) {
+  const V even = e[0] + e[2 * in_step], odd = e[in_step] + e[3 * in_step];
+  const V even4 = e[0] + 4.0f * e[2 * in_step], odd2 = 2.0f * e[in_step] + 8.0f * e[3 * in_step];
+  h[0] = e[0];
+  h[out_step] = even + odd;
+  h[2 * out_step] = even - odd;
+  h[3 * out_step] = even4 + odd2;
+  h[4 * out_step] = even4 - odd2;
+  h[5 * out_step] = e[3 * in_step];
+}
+// G (three filter taps to six):
+template <class V>
+[[gnu::always_inline]] inline void filter_1d(const V* g, int in_step, V* u, int out_step) {
+  const V sum = g[0] + g[2 * in_step], middle = g[in_step];
+  u[0] = 0.25f * g[0];
+  u[out_step] = (-1.0f / 6) * (sum + middle);
+  u[2 * out_step] = (-1.0f / 6) * (sum - middle);
+  const V quarter = (1.0f / 24) * g[0] + (1.0f / 6) * g[2 * in_step];
+  u[3 * out_step] = quarter + (1.0f / 12) * middle;
+  u[4 * out_step] = quarter - (1.0f / 12) * middle;
+  u[5 * out_step] = g[2 * in_step];
+}
+// G^T (six products to three filter taps):
+template <class V>
+[[gnu::always_inline]] inline void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
+  const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
+  const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
+  g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
+  g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
+  g[2 * out_step] = (1.0f / 6) * (sum34 - sum12) + h[5 * in_step];
+}
+
+// c[r][0, 16) (+)= sum_d a(r, d) b(d)[0, 16) for r < R, a(r, d) at
+// a[r * a_row + d * a_step], b(d) at b + d * b_step. Six rows keep twelve
+// accumulators in flight, enough to hide the multiply-adds' latency.
+template <int R, bool kAccumulate>
+[[gnu::always_inline]] inline void block_product(int64_t depth, const float* a, int64_t a_row, int64_t a_step,
+                                                 const float* b, int64_t b_step, float* __restrict c,
+                                                 int64_t c_row) {
+  Lanes8 acc[R][2] = {};
+  if (kAccumulate)
+    for (int r = 0; r < R; ++r) {
+      load8(acc[r][0], c + r * c_row);
+      load8(acc[r][1], c + r * c_row + 8);
+    }
+  for (int64_t d = 0; d < depth; ++d) {
+    Lanes8 b0, b1;
+    load8(b0, b + d * b_step);
+    load8(b1, b + d * b_step + 8);
+    const float* ad = a + d * a_step;
+    for (int r = 0; r < R; ++r) {
+      const float ar = ad[r * a_row];
+      acc[r][0] += ar * b0;
+      acc[r][1] += ar * b1;
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    store8(c + r * c_row, acc[r][0]);
+    store8(c + r * c_row + 8, acc[r][1]);
+  }
+}
+
+// Calls block.template operator()<R>(first) over `rows` (even) in blocks of
+// six rows, then four and two for what is left.
+template <class Block>
+[[gnu::always_inline]] inline void over_row_blocks(int64_t rows, const Block& block) {
+  int64_t r = 0;
+  for (; r + 6 <= rows; r += 6) block.template operator()<6>(r);
+  if (rows - r >= 4) {
+    block.template operator()<4>(r);
+    r += 4;
+  }
+  if (rows - r >= 2) block.template operator()<2>(r);
+}
+
+}  // namespace
+
+KILN_WINOGRAD_ISA void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros,
+                                       const Chunk& c, float* v) {
+  const int64_t plane = c.rows * channels;  // one position's floats
+  for (int64_t r = 0; r < c.count; ++r) {
+    const TileAt at = tile_at(t, c.first + r);
+    const float* patch[kPositions];
+    for (int i = 0; i < kPatch; ++i)
+      for (int j = 0; j < kPatch; ++j) {
+        const int64_t y = at.y0 - t.pad_h + i, x_ = at.x0 - t.pad_w + j;
+        const bool inside = y >= 0 && y < t.h && x_ >= 0 && x_ < t.w;
+        patch[i * kPatch + j] = inside ? x + ((at.n * t.h + y) * t.w + x_) * channels : zeros;
+      }
+    float* out = v + r * channels;
+    for (int64_t ch = 0; ch < channels; ch += 8) {
+      Lanes8 d[kPositions], s[kPositions];
+      for (int k = 0; k < kPositions; ++k) load8(d[k], patch[k] + ch);
+      for (int j = 0; j < kPatch; ++j) input_1d(d + j, kPatch, s + j);  // B^T d
+      for (int i = 0; i < kPatch; ++i) input_1d(s + i * kPatch, 1, d + i * kPatch);  // (B^T d) B
+      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, d[k]);
+    }
+  }
+  zero_extra_rows(c, channels, v);
+}
+
+KILN_WINOGRAD_ISA void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias,
+                                        const Chunk& c, float* y) {
+  const int64_t plane = c.rows * channels;
+  for (int64_t r = 0; r < c.count; ++r) {
+    const TileAt at = tile_at(t, c.first + r);
+    const int64_t rows = std::min<int64_t>(kTile, t.out_h - at.y0), cols = std::min<int64_t>(kTile, t.out_w - at.x0);
+    float* out = y + ((at.n * t.out_h + at.y0) * t.out_w + at.x0) * channels;
+    const float* in = m + r * channels;
+    for (int64_t ch = 0; ch < channels; ch += 8) {
+      Lanes8 p[kPositions], q[kTile * kPatch], o[kTile * kTile], b = {};
+      if (bias) load8(b, bias + ch);
+      for (int k = 0; k < kPositions; ++k) load8(p[k], in + k * plane + ch);
+      for (int j = 0; j < kPatch; ++j) output_1d(p + j, kPatch, q + j, kPatch);           // A^T m
+      for (int i = 0; i < kTile; ++i) output_1d(q + i * kPatch, 1, o + i * kTile, 1);  // (A^T m) A
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) store8(out + (i * t.out_w + j) * channels + ch, o[i * kTile + j] + b);
+    }
+  }
+}
+
+KILN_WINOGRAD_ISA void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros,
+                                             const Chunk& c, float* m) {
+  const int64_t plane = c.rows * channels;
+  for (int64_t r = 0; r < c.count; ++r) {
+    const TileAt at = tile_at(t, c.first + r);
+    const float* grad[kTile * kTile];
+    for (int i = 0; i < kTile; ++i)
+      for (int j = 0; j < kTile; ++j) {
+        const int64_t y = at.y0 + i, x_ = at.x0 + j;
+        grad[i * kTile + j] =
+            y < t.out_h && x_ < t.out_w ? dy + ((at.n * t.out_h + y) * t.out_w + x_) * channels : zeros;
+      }
+    float* out = m + r * channels;
+    for (int64_t ch = 0; ch < channels; ch += 8) {
+      Lanes8 e[kTile * kTile], h[kPatch * kTile], k6[kPositions];
+      for (int k = 0; k < kTile * kTile; ++k) load8(e[k], grad[k] + ch);
+      for (int j = 0; j < kTile; ++j) grad_output_1d(e + j, kTile, h + j, kTile);       // A dy
+      for (int i = 0; i < kPatch; ++i) grad_output_1d(h + i * kTile, 1, k6 + i * kPatch, 1);  // (A dy) A^T
+      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, k6[k]);
+    }
+  }
+  zero_extra_rows(c, channels, m);
+}
+
+KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, int64_t rows, int64_t in, int64_t out,
+                                      float* m) {
+  const int64_t blocks = out / kBlock;
+  for (int p = 0; p < kPositions; ++p) {
+    const float* vp = v + p * rows * in;
+    float* mp = m + p * rows * out;
+    for (int64_t ob = 0; ob < blocks; ++ob) {
+      const float* filter = u + (p * blocks + ob) * in * kBlock;
+      over_row_blocks(rows, [&]<int R>(int64_t r) {
+        block_product<R, false>(in, vp + r * in, in, 1, filter, kBlock, mp + r * out + ob * kBlock, out);
+      });
+    }
+  }
+}
+
+KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m, int64_t rows, int64_t in,
+                                                  int64_t out, float* du) {
+  for (int p = 0; p < kPositions; ++p) {
+    const float* vp = v + p * rows * in;
+    const float* mp = m + p * rows * out;
+    float* dp = du + p * in * out;
+    for (int64_t o = 0; o < out; o += kBlock)
+      over_row_blocks(in, [&]<int R>(int64_t i) {
+        block_product<R, true>(rows, vp + i, 1, in, mp + o, out, dp + i * out + o, out);
+      });
+  }
+}
+
+KILN_WINOGRAD_ISA void transform_filters(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
+  const int64_t blocks = f.out_padded / kBlock, plane = blocks * f.in_padded * kBlock;
+  for (int64_t ob = first_out / kBlock; ob < last_out / kBlock; ++ob)
+    for (int64_t i = 0; i < f.in_padded; ++i) {
+      Lanes16 g[9] = {}, t[kPatch * 3], w[kPositions];
+      for (int l = 0; l < kBlock; ++l) {
+        const int64_t o = ob * kBlock + l;
+        if (o >= f.outs || i >= f.ins) continue;
+        const float* taps = f.flipped ? f.w + (i * f.outs + o) * 9 : f.w + (o * f.ins + i) * 9;
+        for (int k = 0; k < 9; ++k) g[k][l] = taps[f.flipped ? 8 - k : k];
+      }
+      for (int j = 0; j < 3; ++j) filter_1d(g + j, 3, t + j, 3);         // G g
+      for (int r = 0; r < kPatch; ++r) filter_1d(t + 3 * r, 1, w + r * kPatch, 1);  // (G g) G^T
+      float* at = u + (ob * f.in_padded + i) * kBlock;
+      for (int k = 0; k < kPositions; ++k) std::memcpy(at + k * plane, &w[k], sizeof w[k]);
+    }
+}
+
+KILN_WINOGRAD_ISA void filters_from_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out,
+                                             int64_t last_out, float* dw) {
+  const int64_t plane = p.in_padded * p.out_padded;
+  for (int64_t o0 = first_out; o0 < last_out; o0 += kBlock)
+    for (int64_t i = 0; i < ins; ++i) {
+      Lanes16 d[kPositions] = {}, s[3 * kPatch], g[9];
+      for (int part = 0; part < p.parts; ++part) {
+        const float* at = p.du + part * p.part_size + i * p.out_padded + o0;
+        for (int k = 0; k < kPositions; ++k) {
+          Lanes16 x;
+          std::memcpy(&x, at + k * plane, sizeof x);
+          d[k] += x;
+        }
+      }
+      for (int j = 0; j < kPatch; ++j) filter_grad_1d(d + j, kPatch, s + j, kPatch);  // G^T d
+      for (int r = 0; r < 3; ++r) filter_grad_1d(s + r * kPatch, 1, g + 3 * r, 1);    // (G^T d) G
+      for (int64_t o = o0; o < std::min(o0 + kBlock, outs); ++o)
+        for (int k = 0; k < 9; ++k) dw[(o * ins + i) * 9 + k] = g[k][o - o0];
+    }
+}
+
+}  // namespace kiln::nn::winograd
