@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "openmp_spin.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -34,8 +35,8 @@ constexpr std::array kCommands = {
             "                per hardware thread)\n"
             "  --seed N      initial seed of the runtime's random stream (default 0)\n"
             "  --direct-conv f32 convolutions on the CPU use direct kernels only, never\n"
-            "                Winograd's algorithm (which oneDNN picks for 3x3 stride-1 ones where\n"
-            "                it is faster; errors about 2e-6 of the largest value)\n"
+            "                Winograd's algorithm (which 3x3 stride-1 ones use where it is faster;\n"
+            "                errors up to about 1e-5 of the largest value)\n"
             "  --sandbox     run as an untrusted script: no os, io, debug, files or bytecode\n"
             "  --report      print the training report (step time split, throughput, utilisation,\n"
             "                memory, advice) on stderr at the end of every kiln.fit of the script\n"
@@ -166,6 +167,7 @@ int dispatch(Args args) {
 }  // namespace kiln::cli
 
 int main(int argc, char** argv) {
+  kiln::cli::shorten_openmp_spin(argv);
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   return kiln::cli::dispatch(args);
 }

@@ -22,6 +22,22 @@ def run_python(code, **env):
     return result.returncode, result.stdout + result.stderr
 
 
+class OpenMPSpin(unittest.TestCase):
+    # Loading libkiln.so sets GOMP_SPINCOUNT first (as kiln run does) unless
+    # the user chose it, or the wait policy; libgomp reads it as it loads.
+    PRINT = "import kiln, os; kiln.zeros(1); print(os.environ.get('GOMP_SPINCOUNT'))"
+
+    def test_loading_the_library_shortens_the_spin(self):
+        code, output = run_python(self.PRINT, GOMP_SPINCOUNT=None, OMP_WAIT_POLICY=None)
+        self.assertEqual((code, output.strip()), (0, "10000"), output)
+
+    def test_the_users_choice_stands(self):
+        code, output = run_python(self.PRINT, GOMP_SPINCOUNT="500", OMP_WAIT_POLICY=None)
+        self.assertEqual((code, output.strip()), (0, "500"), output)
+        code, output = run_python(self.PRINT, GOMP_SPINCOUNT=None, OMP_WAIT_POLICY="passive")
+        self.assertEqual((code, output.strip()), (0, "None"), output)
+
+
 class LibraryLocation(unittest.TestCase):
     def test_kiln_library_names_the_file_loaded(self):
         self.assertEqual(os.path.realpath(kiln.library_path()), os.path.realpath(os.environ["KILN_LIBRARY"]))

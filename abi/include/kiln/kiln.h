@@ -128,7 +128,7 @@ typedef struct kiln_runtime_options {
   int direct_convolutions;  /* nonzero: f32 convolutions on the CPU use direct kernels only. Zero (the
                                default): 3x3 stride-1 ones may use Winograd's algorithm, as cuDNN does on
                                a GPU: oneDNN's where it judges it faster (AVX-512 CPUs), kiln's on AVX2
-                               CPUs (16 channels or more, 256 tiles of 4x4 outputs or more); its largest
+                               CPUs (16 channels or more, 128 tiles of 4x4 outputs or more); its largest
                                error, 2e-6 to 1e-5 of the largest value, is a few times the direct
                                kernels' */
 } kiln_runtime_options;

@@ -19,11 +19,11 @@ namespace {
 using namespace winograd;
 
 // Below this many tiles the transformed filters (36 x c x o floats, made and
-// read on every call) cost more than the products save: ResNet-18's
-// [32, 256, 8, 8] layers (128 tiles) ran no faster than oneDNN's direct
-// kernels, its [32, 512, 4, 4] ones (32 tiles) half as fast, its [32, 128,
-// 16, 16] ones (512 tiles) 1.4 to 1.5 times as fast (`kiln_bench convs`).
-constexpr int64_t kFewestTiles = 256;
+// read on every call, and for the weight gradient summed per worker) cost
+// more than the products save: ResNet-18's [32, 512, 4, 4] layers (32
+// tiles) took 1.2 to 4 times as long as oneDNN's direct kernels, its [32,
+// 256, 8, 8] ones (128 tiles) 0.45 to 0.75 times (`kiln_bench convs`).
+constexpr int64_t kFewestTiles = 128;
 
 // Channel counts are padded to whole product blocks.
 int64_t padded(int64_t channels) { return round_up(channels, kBlock); }
@@ -69,11 +69,12 @@ Tensor zeros(Runtime& rt, int64_t n) {
   return t;
 }
 
-// Tiles per chunk: each block of transformed filters loaded is used by this
-// many tiles (a multiple of the products' six rows), unless that would leave
-// a worker without a chunk.
+// Tiles per chunk: 36 (six blocks of the products' six rows) kept a 64- or
+// 128-channel chunk's transforms in a core's L2 and ran fastest of 18 to 66,
+// while each block of filters loaded still serves 36 tiles; fewer when a
+// worker would otherwise be left without a chunk.
 int64_t chunk_tiles(int64_t tiles, int workers) {
-  constexpr int64_t kChunkTiles = 66;
+  constexpr int64_t kChunkTiles = 36;
   const int64_t per_worker = (tiles + workers - 1) / workers;
   return std::min(kChunkTiles, round_up(per_worker, 6));
 }
@@ -96,7 +97,8 @@ void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, co
   const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, pool.num_workers());
   const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
   const int64_t workers = std::min<int64_t>(pool.num_workers(), chunks);
-  const int64_t v_size = kPositions * per_chunk * in, m_size = kPositions * per_chunk * out;
+  const Chunk largest(0, per_chunk);
+  const int64_t v_size = largest.size(in), m_size = largest.size(out);
   const Tensor scratch = rt.empty(Shape{workers, v_size + m_size});
   const Tensor no_input = zeros(rt, in);
   const float* bias_data = bias.defined() ? bias.data<float>() : nullptr;
@@ -108,7 +110,7 @@ void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, co
       for (int64_t c = next++; c < chunks; c = next++) {
         const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk));
         transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
-        multiply_tiles(v, u.data<float>(), chunk.rows, in, out, m);
+        multiply_tiles(v, u.data<float>(), chunk, in, out, m);
         transform_output(t, m, out, bias_data, chunk, y.data<float>());
       }
     }
@@ -165,7 +167,8 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
   // the gradient is the same from run to run; the shares are added at the end.
   const int parts = int(std::min<int64_t>(pool.num_workers(), chunks));
   const int64_t part_size = kPositions * in * out;
-  const int64_t v_size = kPositions * per_chunk * in, m_size = kPositions * per_chunk * out;
+  const Chunk largest(0, per_chunk);
+  const int64_t v_size = largest.size(in), m_size = largest.size(out);
   const Tensor products = zeros(rt, parts * part_size);
   const Tensor scratch = rt.empty(Shape{parts, v_size + m_size});
   const Tensor no_input = zeros(rt, std::max(in, out));
@@ -177,7 +180,7 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
         const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk));
         transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
         transform_grad_output(t, dy.data<float>(), out, no_input.data<float>(), chunk, m);
-        accumulate_weight_products(v, m, chunk.rows, in, out, products.data<float>() + part * part_size);
+        accumulate_weight_products(v, m, chunk, in, out, products.data<float>() + part * part_size);
       }
     }
   });

@@ -19,7 +19,7 @@ namespace kiln::nn {
 
 // True when this runtime runs a convolution of geometry g in dtype this way:
 // f32, 3x3, stride and dilation 1, no groups, padding up to 2, 16 channels
-// or more on both sides (fewer would be mostly padding), 256 tiles of 4x4
+// or more on both sides (fewer would be mostly padding), 128 tiles of 4x4
 // outputs or more (conv_winograd.cpp), direct convolutions not asked for,
 // and a CPU with AVX2 and FMA but not AVX-512.
 bool winograd_takes(const Runtime& rt, const Conv2dGeometry& g, DType dtype);

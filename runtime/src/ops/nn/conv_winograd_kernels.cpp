@@ -43,7 +43,8 @@ TileAt tile_at(const Tiling& t, int64_t index) {
 void zero_extra_rows(const Chunk& c, int64_t channels, float* v) {
   if (c.rows == c.count) return;
   for (int p = 0; p < kPositions; ++p)
-    std::memset(v + (p * c.rows + c.count) * channels, 0, size_t((c.rows - c.count) * channels) * sizeof(float));
+    std::memset(v + p * c.position_stride(channels) + c.count * channels, 0,
+                size_t((c.rows - c.count) * channels) * sizeof(float));
 }
 
 // The one-dimensional transforms, on six (or four, or three) values `step`
@@ -151,7 +152,7 @@ template <class Block>
 
 KILN_WINOGRAD_ISA void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros,
                                        const Chunk& c, float* v) {
-  const int64_t plane = c.rows * channels;  // one position's floats
+  const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
     const float* patch[kPositions];
@@ -175,7 +176,7 @@ KILN_WINOGRAD_ISA void transform_input(const Tiling& t, const float* x, int64_t 
 
 KILN_WINOGRAD_ISA void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias,
                                         const Chunk& c, float* y) {
-  const int64_t plane = c.rows * channels;
+  const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
     const int64_t rows = std::min<int64_t>(kTile, t.out_h - at.y0), cols = std::min<int64_t>(kTile, t.out_w - at.x0);
@@ -195,7 +196,7 @@ KILN_WINOGRAD_ISA void transform_output(const Tiling& t, const float* m, int64_t
 
 KILN_WINOGRAD_ISA void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros,
                                              const Chunk& c, float* m) {
-  const int64_t plane = c.rows * channels;
+  const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
     const float* grad[kTile * kTile];
@@ -217,30 +218,30 @@ KILN_WINOGRAD_ISA void transform_grad_output(const Tiling& t, const float* dy, i
   zero_extra_rows(c, channels, m);
 }
 
-KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, int64_t rows, int64_t in, int64_t out,
+KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
                                       float* m) {
   const int64_t blocks = out / kBlock;
   for (int p = 0; p < kPositions; ++p) {
-    const float* vp = v + p * rows * in;
-    float* mp = m + p * rows * out;
+    const float* vp = v + p * c.position_stride(in);
+    float* mp = m + p * c.position_stride(out);
     for (int64_t ob = 0; ob < blocks; ++ob) {
       const float* filter = u + (p * blocks + ob) * in * kBlock;
-      over_row_blocks(rows, [&]<int R>(int64_t r) {
+      over_row_blocks(c.rows, [&]<int R>(int64_t r) {
         block_product<R, false>(in, vp + r * in, in, 1, filter, kBlock, mp + r * out + ob * kBlock, out);
       });
     }
   }
 }
 
-KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m, int64_t rows, int64_t in,
+KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m, const Chunk& c, int64_t in,
                                                   int64_t out, float* du) {
   for (int p = 0; p < kPositions; ++p) {
-    const float* vp = v + p * rows * in;
-    const float* mp = m + p * rows * out;
+    const float* vp = v + p * c.position_stride(in);
+    const float* mp = m + p * c.position_stride(out);
     float* dp = du + p * in * out;
     for (int64_t o = 0; o < out; o += kBlock)
       over_row_blocks(in, [&]<int R>(int64_t i) {
-        block_product<R, true>(rows, vp + i, 1, in, mp + o, out, dp + i * out + o, out);
+        block_product<R, true>(c.rows, vp + i, 1, in, mp + o, out, dp + i * out + o, out);
       });
   }
 }

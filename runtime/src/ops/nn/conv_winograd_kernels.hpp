@@ -10,7 +10,8 @@
 // vectors):
 //   images      [n, h, w, channels]                    (channels-last)
 //   transforms  [36][rows][channels]   a chunk's tiles, rows = count rounded
-//                                      up to even, the extra rows zero
+//                                      up to even, the extra rows zero; the
+//                                      positions Chunk::position_stride apart
 //   filters     [36][out / kBlock][in][kBlock]         (G g G^T, packed)
 //   products    [36][in][out]                          (weight gradient)
 //
@@ -46,6 +47,13 @@ struct Chunk {
   int64_t first, count, rows;
 
   Chunk(int64_t first_tile, int64_t tiles) : first(first_tile), count(tiles), rows(round_up(tiles, 2)) {}
+
+  // Floats between the positions of a transform of `channels` channels: one
+  // cache line more than its rows take, so that the 36 positions of a tile
+  // (written and read together) do not fall into the same few cache sets.
+  int64_t position_stride(int64_t channels) const { return rows * channels + kBlock; }
+  // Floats of a whole transform.
+  int64_t size(int64_t channels) const { return kPositions * position_stride(channels); }
 };
 
 // v = B^T d B of each tile's input patch; `zeros` holds `channels` zeros
@@ -62,9 +70,9 @@ void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, c
                            float* m);
 
 // m[p][r][o] = sum_i v[p][r][i] u[p][o / kBlock][i][o % kBlock].
-void multiply_tiles(const float* v, const float* u, int64_t rows, int64_t in, int64_t out, float* m);
+void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out, float* m);
 // du[p][i][o] += sum_r v[p][r][i] m[p][r][o].
-void accumulate_weight_products(const float* v, const float* m, int64_t rows, int64_t in, int64_t out, float* du);
+void accumulate_weight_products(const float* v, const float* m, const Chunk& c, int64_t in, int64_t out, float* du);
 
 // The packed G g G^T of filters [first_out, last_out) < out_padded of w
 // [outs, ins, 3, 3] (of w [ins, outs, 3, 3] rotated by 180 degrees when

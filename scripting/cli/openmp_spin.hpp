@@ -1,0 +1,21 @@
+// oneDNN runs its primitives on libgomp's OpenMP threads, kiln its own CPU
+// kernels (Winograd convolutions, LSTM, attention, norms, the optimizers) on
+// its thread pool. After each parallel region libgomp's threads keep
+// spinning for GOMP_SPINCOUNT rounds (300,000 by default, milliseconds),
+// and where the runtime has as many threads as the machine has cores they
+// take those cores from the kernel that runs next: ResNet-18 trained at 39-
+// 42 samples/s here with the default and 46-55 with 10,000 rounds, the other
+// models of the comparison suite the same within noise (2 cores, 2 threads).
+// libgomp reads the count once, when it is loaded, before main: so kiln sets
+// it and starts itself again.
+#pragma once
+
+namespace kiln::cli {
+
+// Unless GOMP_SPINCOUNT or OMP_WAIT_POLICY is set already (the user's choice
+// stands) or the program runs under valgrind, sets GOMP_SPINCOUNT=10000 and
+// replaces the process with this program again, same arguments (same pid);
+// returns only when it did not (or the exec failed: libgomp's default stays).
+void shorten_openmp_spin(char** argv);
+
+}  // namespace kiln::cli
