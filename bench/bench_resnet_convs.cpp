@@ -17,10 +17,9 @@ struct PassTimes {
   double forward, grad_input, grad_weight;
 };
 
-PassTimes time_passes(Runtime& rt, int64_t channels, int64_t size) {
-  const Shape input{32, channels, size, size}, weight{channels, channels, 3, 3};
-  const Tensor x = randn(rt, input), w = randn(rt, weight), dy = randn(rt, input);
-  const std::vector<int64_t> pad{1, 1}, input_dims(input.begin(), input.end()),
+PassTimes time_passes(Runtime& rt, const Shape& input, const Shape& weight, const Shape& output, int64_t padding) {
+  const Tensor x = randn(rt, input), w = randn(rt, weight), dy = randn(rt, output);
+  const std::vector<int64_t> pad{padding, padding}, input_dims(input.begin(), input.end()),
       weight_dims(weight.begin(), weight.end());
   return {median_seconds([&] { rt.call1("conv2d", {x, w}, {{"padding", pad}}); }) * 1e6,
           median_seconds([&] {
@@ -37,15 +36,25 @@ void bench_resnet_convs() {
   RuntimeOptions direct_options;
   direct_options.direct_convolutions = true;
   Runtime fast, direct(direct_options);
-  std::printf("ResNet-18 3x3 convolutions, batch 32, pad 1 (median us: default / direct kernels)\n");
-  std::printf("  %-18s %22s %22s %22s\n", "layer", "forward", "input gradient", "weight gradient");
-  const int64_t layers[][2] = {{64, 32}, {128, 16}, {256, 8}, {512, 4}};
-  for (const auto& [channels, size] : layers) {
-    const PassTimes a = time_passes(fast, channels, size), b = time_passes(direct, channels, size);
-    char name[32];
-    std::snprintf(name, sizeof name, "%lldx%lld, %lldx%lld", (long long)channels, (long long)channels,
-                  (long long)size, (long long)size);
-    std::printf("  %-18s %9.0f / %-9.0f   %9.0f / %-9.0f   %9.0f / %-9.0f\n", name, a.forward, b.forward,
+  std::printf("ResNet-18 3x3 convolutions (batch 32, pad 1) and the Fashion-MNIST CNN's first layer\n"
+              "(median us: default / direct kernels)\n");
+  std::printf("  %-22s %22s %22s %22s\n", "layer", "forward", "input gradient", "weight gradient");
+  struct Layer {
+    const char* name;
+    Shape input, weight, output;
+    int64_t padding;
+  };
+  const Layer layers[] = {
+      {"64x64, 32x32", {32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}, 1},
+      {"128x128, 16x16", {32, 128, 16, 16}, {128, 128, 3, 3}, {32, 128, 16, 16}, 1},
+      {"256x256, 8x8", {32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}, 1},
+      {"512x512, 4x4", {32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}, 1},
+      {"1x32 5x5, 28x28 (b64)", {64, 1, 28, 28}, {32, 1, 5, 5}, {64, 32, 28, 28}, 2},
+  };
+  for (const Layer& l : layers) {
+    const PassTimes a = time_passes(fast, l.input, l.weight, l.output, l.padding),
+                    b = time_passes(direct, l.input, l.weight, l.output, l.padding);
+    std::printf("  %-22s %9.0f / %-9.0f   %9.0f / %-9.0f   %9.0f / %-9.0f\n", l.name, a.forward, b.forward,
                 a.grad_input, b.grad_input, a.grad_weight, b.grad_weight);
   }
   std::printf("\n");

@@ -3,6 +3,7 @@
 // two ops its backward is made of: conv2d_grad_input and conv2d_grad_weight.
 #include <cstring>
 
+#include "conv_grad_weight_few_channels.hpp"
 #include "conv_kernels.hpp"
 #include "conv_winograd.hpp"
 #include "f16_through_f32.hpp"
@@ -116,6 +117,8 @@ void grad_weight_kernel(const KernelCall& c) {
     nn::conv2d_backward_weight_reference(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
   else if (nn::winograd_takes(c.runtime, g, c.inputs[0].dtype()))
     nn::conv2d_backward_weight_winograd(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
+  else if (nn::few_channels_grad_weight_takes(g, c.inputs[0].dtype()))
+    nn::conv2d_backward_weight_few_channels(c.runtime, g, c.inputs[0], c.inputs[1], c.outputs[0]);
   else
     nn::conv2d_backward_weight_dnnl(c.runtime, c.op, g, c.inputs[0], c.inputs[1], c.outputs[0]);
 }
