@@ -4,7 +4,7 @@
 // spinning for GOMP_SPINCOUNT rounds (300,000 by default, milliseconds),
 // and where the runtime has as many threads as the machine has cores they
 // take those cores from the kernel that runs next: ResNet-18 trained at 39-
-// 42 samples/s here with the default and 46-55 with 10,000 rounds, the other
+// 42 samples/s here with the default and 46-54 with 10,000 rounds, the other
 // models of the comparison suite the same within noise (2 cores, 2 threads).
 // libgomp reads the count once, when it is loaded, before main: so kiln sets
 // it and starts itself again.
