@@ -40,8 +40,9 @@ struct RuntimeOptions {
   // f32 matrix products and convolutions on a GPU may round their inputs to
   // TF32 (10-bit mantissa) for speed; off, they keep full f32 precision.
   bool allow_tf32 = false;
-  // CPU convolutions use oneDNN's direct kernels only; off, oneDNN may pick
-  // Winograd's algorithm for 3x3 stride-1 f32 convolutions (see conv_dnnl.cpp).
+  // CPU convolutions use oneDNN's direct kernels only; off, 3x3 stride-1 f32
+  // convolutions may run by Winograd's algorithm: oneDNN's on AVX-512 CPUs
+  // (conv_dnnl.cpp), kiln's on AVX2 ones (conv_winograd.hpp).
   bool direct_convolutions = false;
 };
 
