@@ -63,12 +63,6 @@ void from_channels_last(Runtime& rt, const Tensor& nhwc, Tensor& nchw) {
           nchw.raw_data());
 }
 
-Tensor zeros(Runtime& rt, int64_t n) {
-  Tensor t = rt.empty(Shape{n});
-  std::memset(t.raw_data(), 0, t.nbytes());
-  return t;
-}
-
 // Tiles per chunk: 36 (six blocks of the products' six rows) kept a 64- or
 // 128-channel chunk's transforms in a core's L2 and ran fastest of 18 to 66,
 // while each block of filters loaded still serves 36 tiles; fewer when a
@@ -100,7 +94,7 @@ void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, co
   const Chunk largest(0, per_chunk);
   const int64_t v_size = largest.size(in), m_size = largest.size(out);
   const Tensor scratch = rt.empty(Shape{workers, v_size + m_size});
-  const Tensor no_input = zeros(rt, in);
+  const Tensor no_input = rt.full(Shape{in}, 0.0);
   const float* bias_data = bias.defined() ? bias.data<float>() : nullptr;
   std::atomic<int64_t> next{0};
   pool.parallel_for(workers, 1, [&](int64_t begin, int64_t end) {
@@ -134,7 +128,7 @@ void conv2d_forward_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor&
   const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.o, g.c, false, out, in});
   Tensor padded_bias;
   if (bias.defined()) {
-    padded_bias = zeros(rt, out);
+    padded_bias = rt.full(Shape{out}, 0.0);
     std::memcpy(padded_bias.raw_data(), bias.raw_data(), bias.nbytes());
   }
   Tensor y = rt.empty(Shape{g.n, g.oh, g.ow, out});
@@ -169,9 +163,9 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
   const int64_t part_size = kPositions * in * out;
   const Chunk largest(0, per_chunk);
   const int64_t v_size = largest.size(in), m_size = largest.size(out);
-  const Tensor products = zeros(rt, parts * part_size);
+  const Tensor products = rt.full(Shape{parts * part_size}, 0.0);
   const Tensor scratch = rt.empty(Shape{parts, v_size + m_size});
-  const Tensor no_input = zeros(rt, std::max(in, out));
+  const Tensor no_input = rt.full(Shape{std::max(in, out)}, 0.0);
   pool.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
       float* v = scratch.data<float>() + part * (v_size + m_size);
