@@ -1,14 +1,14 @@
 // kiln_bench: prints CPU timings of kiln's hot paths. See bench/README.md for
 // what each row measures. `kiln_bench dispatch` runs the dispatch row alone,
 // `kiln_bench pieces` the transformer's pieces, `kiln_bench convs` ResNet-18's
-// 3x3 convolutions.
+// 3x3 convolutions and the Fashion-MNIST network's 5x5 one.
 #include <cstdio>
 #include <cstring>
 #include <exception>
 
+#include "bench_convs.hpp"
 #include "bench_linear_activation.hpp"
 #include "bench_ops.hpp"
-#include "bench_resnet_convs.hpp"
 #include "bench_transformer_pieces.hpp"
 #include "kiln/error.hpp"
 
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (argc > 1 && std::strcmp(argv[1], "convs") == 0) {
-      kiln::bench::bench_resnet_convs();
+      kiln::bench::bench_convs();
       return 0;
     }
     if (argc > 1 && std::strcmp(argv[1], "pieces") == 0) {
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     kiln::bench::bench_mlp_step(rt);
     kiln::bench::bench_linear_activation(rt);
     kiln::bench::bench_transformer_pieces(rt);
-    kiln::bench::bench_resnet_convs();
+    kiln::bench::bench_convs();
     kiln::bench::bench_dispatch(rt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln_bench: %s\n", e.what());

@@ -126,11 +126,11 @@ typedef struct kiln_runtime_options {
   int allow_tf32;           /* nonzero: f32 matrix products and convolutions on a GPU may round their
                                inputs to TF32 for speed (off by default, as in PyTorch) */
   int direct_convolutions;  /* nonzero: f32 convolutions on the CPU use direct kernels only. Zero (the
-                               default): 3x3 stride-1 ones may use Winograd's algorithm, as cuDNN does on
-                               a GPU: oneDNN's where it judges it faster (AVX-512 CPUs), kiln's on AVX2
-                               CPUs (16 channels or more, 128 tiles of 4x4 outputs or more); its largest
-                               error, 2e-6 to 1e-5 of the largest value, is a few times the direct
-                               kernels' */
+                               default): stride-1 ones may use Winograd's algorithm, as cuDNN does on a
+                               GPU: oneDNN's for 3x3 filters where it judges it faster (AVX-512 CPUs),
+                               kiln's for 3x3 and 5x5 on AVX2 CPUs (16 channels or more, 128 tiles or
+                               more); its largest error, 2e-6 to 1e-5 of the largest value, is a few
+                               times the direct kernels' */
 } kiln_runtime_options;
 
 /* Creates a runtime. `options` may be NULL (defaults); it is read during the

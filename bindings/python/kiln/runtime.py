@@ -66,9 +66,9 @@ class Runtime(Handle):
     allow_tf32=True lets f32 matrix products and convolutions on a GPU round
     their inputs to TF32 (off by default, as in PyTorch).
     direct_convolutions=True keeps f32 convolutions on the CPU on direct
-    kernels; by default 3x3 stride-1 ones may run with Winograd's algorithm
-    where it is faster (oneDNN's on AVX-512, kiln's on AVX2; errors up to
-    about 1e-5 of the largest value).
+    kernels; by default 3x3 (and on AVX2 5x5) stride-1 ones may run with
+    Winograd's algorithm where it is faster (oneDNN's on AVX-512, kiln's on
+    AVX2; errors up to about 1e-5 of the largest value).
     """
 
     _release_function = "kiln_runtime_release"

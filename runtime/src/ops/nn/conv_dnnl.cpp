@@ -17,8 +17,8 @@
 // 1.5 times as fast here; the largest error, about 2e-6 of the largest value,
 // is four to five times the direct kernels' (the conv2d tests measure both)
 // -- the trade cuDNN makes on a GPU too. Elsewhere auto is direct, and kiln
-// runs those convolutions with its own Winograd kernels on AVX2 CPUs
-// (conv_winograd.hpp).
+// runs those convolutions, and 5x5 stride-1 ones, with its own Winograd
+// kernels on AVX2 CPUs (conv_winograd.hpp).
 #include <vector>
 
 #include "conv_kernels.hpp"

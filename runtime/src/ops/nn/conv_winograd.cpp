@@ -111,12 +111,17 @@ void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, co
   });
 }
 
+// The filters' taps per side, which choose the scheme.
+int taps_of(const Conv2dGeometry& g) { return int(g.kh); }
+
 }  // namespace
 
 bool winograd_takes(const Runtime& rt, const Conv2dGeometry& g, DType dtype) {
-  return dtype == DType::f32 && g.kh == 3 && g.kw == 3 && g.stride == std::array<int64_t, 2>{1, 1} &&
-         g.dilation == std::array<int64_t, 2>{1, 1} && g.groups == 1 && g.padding[0] <= 2 && g.padding[1] <= 2 &&
-         g.c >= kBlock && g.o >= kBlock && Tiling{g.n, g.h, g.w, 0, 0, g.oh, g.ow}.count() >= kFewestTiles &&
+  const int taps = taps_of(g);
+  return dtype == DType::f32 && (taps == 3 || taps == 5) && g.kw == taps &&
+         g.stride == std::array<int64_t, 2>{1, 1} && g.dilation == std::array<int64_t, 2>{1, 1} && g.groups == 1 &&
+         g.padding[0] < taps && g.padding[1] < taps && g.c >= kBlock && g.o >= kBlock &&
+         Tiling{g.n, g.h, g.w, 0, 0, g.oh, g.ow, taps}.count() >= kFewestTiles &&
          !rt.options().direct_convolutions &&
          cpu::vector_isa() == cpu::VectorIsa::avx2;
 }
@@ -124,8 +129,8 @@ bool winograd_takes(const Runtime& rt, const Conv2dGeometry& g, DType dtype) {
 void conv2d_forward_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& input, const Tensor& weight,
                              const Tensor& bias, Tensor& output) {
   const int64_t in = padded(g.c), out = padded(g.o);
-  const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow};
-  const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.o, g.c, false, out, in});
+  const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow, taps_of(g)};
+  const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.o, g.c, false, out, in, taps_of(g)});
   Tensor padded_bias;
   if (bias.defined()) {
     padded_bias = rt.full(Shape{out}, 0.0);
@@ -140,10 +145,11 @@ void conv2d_backward_input_winograd(Runtime& rt, const Conv2dGeometry& g, const 
                                     const Tensor& weight, Tensor& grad_input) {
   // The input gradient is the forward convolution of the output gradient
   // (o channels) by the filters rotated 180 degrees with in and out swapped,
-  // padded by 2 - padding: its output is the input's size again.
+  // padded by taps - 1 - padding: its output is the input's size again.
+  const int taps = taps_of(g);
   const int64_t in = padded(g.o), out = padded(g.c);
-  const Tiling t{g.n, g.oh, g.ow, 2 - g.padding[0], 2 - g.padding[1], g.h, g.w};
-  const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.c, g.o, true, out, in});
+  const Tiling t{g.n, g.oh, g.ow, taps - 1 - g.padding[0], taps - 1 - g.padding[1], g.h, g.w, taps};
+  const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.c, g.o, true, out, in, taps});
   Tensor y = rt.empty(Shape{g.n, g.h, g.w, out});
   forward_tiles(rt, t, channels_last(rt, grad_output), in, u, out, Tensor(), y);
   from_channels_last(rt, y, grad_input);
@@ -153,7 +159,7 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
                                      const Tensor& input, Tensor& grad_weight) {
   ThreadPool& pool = rt.thread_pool();
   const int64_t in = padded(g.c), out = padded(g.o);
-  const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow};
+  const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow, taps_of(g)};
   const Tensor x = channels_last(rt, input), dy = channels_last(rt, grad_output);
   const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, pool.num_workers());
   const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
@@ -178,7 +184,7 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
       }
     }
   });
-  const Products p{products.data<float>(), parts, part_size, in, out};
+  const Products p{products.data<float>(), parts, part_size, in, out, taps_of(g)};
   pool.parallel_for(out / kBlock, 1, [&](int64_t begin, int64_t end) {
     filters_from_products(p, g.o, g.c, begin * kBlock, std::min(end * kBlock, g.o), grad_weight.data<float>());
   });

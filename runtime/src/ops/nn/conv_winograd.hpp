@@ -1,15 +1,17 @@
-// 3x3 stride-1 f32 convolutions (ResNet's, VGG's) by Winograd's F(4x4, 3x3)
-// on CPUs with AVX2 but not AVX-512. oneDNN 2.6 has Winograd kernels for
+// 3x3 and 5x5 stride-1 f32 convolutions (ResNet's, VGG's; LeNet's and the
+// Fashion-MNIST network's) by Winograd's F(4x4, 3x3) and F(2x2, 5x5) on CPUs
+// with AVX2 but not AVX-512. oneDNN 2.6 has Winograd kernels for 3x3 on
 // AVX-512 only (kiln lets it pick them there, conv_dnnl.cpp); on AVX2 its
 // direct kernels already run at about 80% of the machine's peak, so the only
-// way to go faster is to do fewer multiplications: 36 per 4x4 outputs and
-// channel pair instead of 144. All three passes take this path (the input
-// gradient is the forward convolution of the output gradient with the
-// filters rotated and transposed; the weight gradient multiplies the
-// transforms of input and output gradient). The largest error against f64
-// is up to about 1e-5 of the largest value (3.5e-6 to 8.5e-6 on the conv2d
-// tests' shapes), a few times the direct kernels'; `direct_convolutions` in
-// the runtime options keeps oneDNN's.
+// way to go faster is to do fewer multiplications: 36 per 6x6 input patch
+// and channel pair, where the direct form takes 144 for the 4x4 outputs of
+// a 3x3 filter and 100 for the 2x2 outputs of a 5x5 one. All three passes
+// take this path (the input gradient is the forward convolution of the
+// output gradient with the filters rotated and transposed; the weight
+// gradient multiplies the transforms of input and output gradient). The
+// largest error against f64 is up to about 1e-5 of the largest value
+// (3.5e-6 to 8.5e-6 on the conv2d tests' shapes), a few times the direct
+// kernels'; `direct_convolutions` in the runtime options keeps oneDNN's.
 #pragma once
 
 #include "conv_geometry.hpp"
@@ -18,10 +20,10 @@
 namespace kiln::nn {
 
 // True when this runtime runs a convolution of geometry g in dtype this way:
-// f32, 3x3, stride and dilation 1, no groups, padding up to 2, 16 channels
-// or more on both sides (fewer would be mostly padding), 128 tiles of 4x4
-// outputs or more (conv_winograd.cpp), direct convolutions not asked for,
-// and a CPU with AVX2 and FMA but not AVX-512.
+// f32, 3x3 or 5x5, stride and dilation 1, no groups, padding up to the
+// filter's size less one, 16 channels or more on both sides (fewer would be
+// mostly padding), 128 tiles or more (conv_winograd.cpp), direct
+// convolutions not asked for, and a CPU with AVX2 and FMA but not AVX-512.
 bool winograd_takes(const Runtime& rt, const Conv2dGeometry& g, DType dtype);
 
 // The same calls as conv_kernels.hpp's, for geometries winograd_takes.

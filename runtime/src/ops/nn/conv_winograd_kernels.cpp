@@ -1,6 +1,6 @@
-// The vector loops of Winograd's F(4x4, 3x3) (conv_winograd_kernels.hpp):
-// every transform runs eight channels at a time (the filters' sixteen), and
-// each product keeps a 6 x 16 block of its result in twelve accumulators
+// The vector loops of Winograd's F(4x4, 3x3) and F(2x2, 5x5)
+// (conv_winograd_kernels.hpp): every transform runs eight channels at a time
+// (the filters' sixteen), and each product keeps a 6 x 16 block of its result in twelve accumulators
 // while the shared operand streams past. Compiled for AVX2 with FMA, which
 // the driver checks for.
 #include "conv_winograd_kernels.hpp"
@@ -35,7 +35,7 @@ struct TileAt {
 TileAt tile_at(const Tiling& t, int64_t index) {
   const int64_t tiles_w = t.tiles_w(), tiles_h = t.tiles_h();
   const int64_t rest = index / tiles_w;
-  return {rest / tiles_h, kTile * (rest % tiles_h), kTile * (index % tiles_w)};
+  return {rest / tiles_h, t.tile() * (rest % tiles_h), t.tile() * (index % tiles_w)};
 }
 
 // The extra rows of a chunk's transforms [36][rows][channels] are zero, so
@@ -47,9 +47,9 @@ void zero_extra_rows(const Chunk& c, int64_t channels, float* v) {
                 size_t((c.rows - c.count) * channels) * sizeof(float));
 }
 
-// The one-dimensional transforms, on six (or four, or three) values `step`
-// apart; the two-dimensional ones apply them down the columns, then along
-// the rows. B^T (inputs):
+// The one-dimensional transforms, on six (or fewer) values `step` apart;
+// the two-dimensional ones apply them down the columns, then along the rows.
+// B^T (inputs), the same for both schemes:
 template <class V>
 [[gnu::always_inline]] inline void input_1d(const V* d, int step, V* t) {
   const V a = d[4 * step] - 4.0f * d[2 * step], b = d[3 * step] - 4.0f * d[step];
@@ -61,49 +61,107 @@ template <class V>
   t[4 * step] = c - e;
   t[5 * step] = 4.0f * d[step] - 5.0f * d[3 * step] + d[5 * step];
 }
-// A^T (six products to four outputs):
-template <class V>
-[[gnu::always_inline]] inline void output_1d(const V* m, int in_step, V* y, int out_step) {
-  const V p = m[in_step] + m[2 * in_step], q = m[in_step] - m[2 * in_step];
-  const V r = m[3 * in_step] + m[4 * in_step], s = m[3 * in_step] - m[4 * in_step];
-  y[0] = m[0] + p + r;
-  y[out_step] = q + 2.0f * s;
-  y[2 * out_step] = p + 4.0f * r;
-  y[3 * out_step] = q + 8.0f * s + m[5 * in_step];
-}
-// A (four output gradients to six):
-template <class V>
-[[gnu::always_inline]] inline void grad_output_1d(const V* e, int in_step, V* h, int out_step) {
-  const V even = e[0] + e[2 * in_step], odd = e[in_step] + e[3 * in_step];
-  const V even4 = e[0] + 4.0f * e[2 * in_step], odd2 = 2.0f * e[in_step] + 8.0f * e[3 * in_step];
-  h[0] = e[0];
-  h[out_step] = even + odd;
-  h[2 * out_step] = even - odd;
-  h[3 * out_step] = even4 + odd2;
-  h[4 * out_step] = even4 - odd2;
-  h[5 * out_step] = e[3 * in_step];
-}
-// G (three filter taps to six):
-template <class V>
-[[gnu::always_inline]] inline void filter_1d(const V* g, int in_step, V* u, int out_step) {
-  const V sum = g[0] + g[2 * in_step], middle = g[in_step];
-  u[0] = 0.25f * g[0];
-  u[out_step] = (-1.0f / 6) * (sum + middle);
-  u[2 * out_step] = (-1.0f / 6) * (sum - middle);
-  const V quarter = (1.0f / 24) * g[0] + (1.0f / 6) * g[2 * in_step];
-  u[3 * out_step] = quarter + (1.0f / 12) * middle;
-  u[4 * out_step] = quarter - (1.0f / 12) * middle;
-  u[5 * out_step] = g[2 * in_step];
-}
-// G^T (six products to three filter taps):
-template <class V>
-[[gnu::always_inline]] inline void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
-  const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
-  const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
-  g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
-  g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
-  g[2 * out_step] = (1.0f / 6) * (sum34 - sum12) + h[5 * in_step];
-}
+
+// The rest differs by scheme: A^T's rows are the powers 0 .. tile - 1 of
+// the points (infinity's column a one in the last row), G's rows the powers
+// 0 .. taps - 1 over the interpolation's denominators (1/4, -1/6, -1/6,
+// 1/24, 1/24; infinity's row picks the last tap).
+
+// F(4x4, 3x3).
+struct ThreeTaps {
+  static constexpr int kTaps = 3, kTile = 4;
+
+  // A^T (six products to four outputs):
+  template <class V>
+  [[gnu::always_inline]] static void output_1d(const V* m, int in_step, V* y, int out_step) {
+    const V p = m[in_step] + m[2 * in_step], q = m[in_step] - m[2 * in_step];
+    const V r = m[3 * in_step] + m[4 * in_step], s = m[3 * in_step] - m[4 * in_step];
+    y[0] = m[0] + p + r;
+    y[out_step] = q + 2.0f * s;
+    y[2 * out_step] = p + 4.0f * r;
+    y[3 * out_step] = q + 8.0f * s + m[5 * in_step];
+  }
+  // A (four output gradients to six):
+  template <class V>
+  [[gnu::always_inline]] static void grad_output_1d(const V* e, int in_step, V* h, int out_step) {
+    const V even = e[0] + e[2 * in_step], odd = e[in_step] + e[3 * in_step];
+    const V even4 = e[0] + 4.0f * e[2 * in_step], odd2 = 2.0f * e[in_step] + 8.0f * e[3 * in_step];
+    h[0] = e[0];
+    h[out_step] = even + odd;
+    h[2 * out_step] = even - odd;
+    h[3 * out_step] = even4 + odd2;
+    h[4 * out_step] = even4 - odd2;
+    h[5 * out_step] = e[3 * in_step];
+  }
+  // G (three filter taps to six):
+  template <class V>
+  [[gnu::always_inline]] static void filter_1d(const V* g, int in_step, V* u, int out_step) {
+    const V sum = g[0] + g[2 * in_step], middle = g[in_step];
+    u[0] = 0.25f * g[0];
+    u[out_step] = (-1.0f / 6) * (sum + middle);
+    u[2 * out_step] = (-1.0f / 6) * (sum - middle);
+    const V quarter = (1.0f / 24) * g[0] + (1.0f / 6) * g[2 * in_step];
+    u[3 * out_step] = quarter + (1.0f / 12) * middle;
+    u[4 * out_step] = quarter - (1.0f / 12) * middle;
+    u[5 * out_step] = g[2 * in_step];
+  }
+  // G^T (six products to three filter taps):
+  template <class V>
+  [[gnu::always_inline]] static void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
+    const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
+    const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
+    g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
+    g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
+    g[2 * out_step] = (1.0f / 6) * (sum34 - sum12) + h[5 * in_step];
+  }
+};
+
+// F(2x2, 5x5).
+struct FiveTaps {
+  static constexpr int kTaps = 5, kTile = 2;
+
+  // A^T (six products to two outputs):
+  template <class V>
+  [[gnu::always_inline]] static void output_1d(const V* m, int in_step, V* y, int out_step) {
+    y[0] = m[0] + (m[in_step] + m[2 * in_step]) + (m[3 * in_step] + m[4 * in_step]);
+    y[out_step] = (m[in_step] - m[2 * in_step]) + 2.0f * (m[3 * in_step] - m[4 * in_step]) + m[5 * in_step];
+  }
+  // A (two output gradients to six):
+  template <class V>
+  [[gnu::always_inline]] static void grad_output_1d(const V* e, int in_step, V* h, int out_step) {
+    const V twice = 2.0f * e[in_step];
+    h[0] = e[0];
+    h[out_step] = e[0] + e[in_step];
+    h[2 * out_step] = e[0] - e[in_step];
+    h[3 * out_step] = e[0] + twice;
+    h[4 * out_step] = e[0] - twice;
+    h[5 * out_step] = e[in_step];
+  }
+  // G (five filter taps to six):
+  template <class V>
+  [[gnu::always_inline]] static void filter_1d(const V* g, int in_step, V* u, int out_step) {
+    const V g0 = g[0], g1 = g[in_step], g2 = g[2 * in_step], g3 = g[3 * in_step], g4 = g[4 * in_step];
+    const V even = g0 + g2 + g4, odd = g1 + g3;
+    const V even4 = g0 + 4.0f * g2 + 16.0f * g4, odd2 = 2.0f * g1 + 8.0f * g3;
+    u[0] = 0.25f * g0;
+    u[out_step] = (-1.0f / 6) * (even + odd);
+    u[2 * out_step] = (-1.0f / 6) * (even - odd);
+    u[3 * out_step] = (1.0f / 24) * (even4 + odd2);
+    u[4 * out_step] = (1.0f / 24) * (even4 - odd2);
+    u[5 * out_step] = g4;
+  }
+  // G^T (six products to five filter taps):
+  template <class V>
+  [[gnu::always_inline]] static void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
+    const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
+    const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
+    g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
+    g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
+    g[2 * out_step] = (1.0f / 6) * (sum34 - sum12);
+    g[3 * out_step] = (1.0f / 6) * dif12 + (1.0f / 3) * dif34;
+    g[4 * out_step] = (-1.0f / 6) * sum12 + (2.0f / 3) * sum34 + h[5 * in_step];
+  }
+};
 
 // c[r][0, 16) (+)= sum_d a(r, d) b(d)[0, 16) for r < R, a(r, d) at
 // a[r * a_row + d * a_step], b(d) at b + d * b_step. Six rows keep twelve
@@ -148,6 +206,99 @@ template <class Block>
   if (rows - r >= 2) block.template operator()<2>(r);
 }
 
+// The scheme's transforms of whole chunks (and of filters), which the
+// functions of the header choose between by the filters' taps.
+template <class S>
+KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t channels, const float* bias,
+                                    const Chunk& c, float* y) {
+  constexpr int kTile = S::kTile;
+  const int64_t plane = c.position_stride(channels);
+  for (int64_t r = 0; r < c.count; ++r) {
+    const TileAt at = tile_at(t, c.first + r);
+    const int64_t rows = std::min<int64_t>(kTile, t.out_h - at.y0), cols = std::min<int64_t>(kTile, t.out_w - at.x0);
+    float* out = y + ((at.n * t.out_h + at.y0) * t.out_w + at.x0) * channels;
+    const float* in = m + r * channels;
+    for (int64_t ch = 0; ch < channels; ch += 8) {
+      Lanes8 p[kPositions], q[kTile * kPatch], o[kTile * kTile], b = {};
+      if (bias) load8(b, bias + ch);
+      for (int k = 0; k < kPositions; ++k) load8(p[k], in + k * plane + ch);
+      for (int j = 0; j < kPatch; ++j) S::output_1d(p + j, kPatch, q + j, kPatch);           // A^T m
+      for (int i = 0; i < kTile; ++i) S::output_1d(q + i * kPatch, 1, o + i * kTile, 1);  // (A^T m) A
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) store8(out + (i * t.out_w + j) * channels + ch, o[i * kTile + j] + b);
+    }
+  }
+}
+
+template <class S>
+KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64_t channels, const float* zeros,
+                                         const Chunk& c, float* m) {
+  constexpr int kTile = S::kTile;
+  const int64_t plane = c.position_stride(channels);
+  for (int64_t r = 0; r < c.count; ++r) {
+    const TileAt at = tile_at(t, c.first + r);
+    const float* grad[kTile * kTile];
+    for (int i = 0; i < kTile; ++i)
+      for (int j = 0; j < kTile; ++j) {
+        const int64_t y = at.y0 + i, x_ = at.x0 + j;
+        grad[i * kTile + j] =
+            y < t.out_h && x_ < t.out_w ? dy + ((at.n * t.out_h + y) * t.out_w + x_) * channels : zeros;
+      }
+    float* out = m + r * channels;
+    for (int64_t ch = 0; ch < channels; ch += 8) {
+      Lanes8 e[kTile * kTile], h[kPatch * kTile], k6[kPositions];
+      for (int k = 0; k < kTile * kTile; ++k) load8(e[k], grad[k] + ch);
+      for (int j = 0; j < kTile; ++j) S::grad_output_1d(e + j, kTile, h + j, kTile);          // A dy
+      for (int i = 0; i < kPatch; ++i) S::grad_output_1d(h + i * kTile, 1, k6 + i * kPatch, 1);  // (A dy) A^T
+      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, k6[k]);
+    }
+  }
+  zero_extra_rows(c, channels, m);
+}
+
+template <class S>
+KILN_WINOGRAD_ISA void filter_transforms(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
+  constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps;
+  const int64_t blocks = f.out_padded / kBlock, plane = blocks * f.in_padded * kBlock;
+  for (int64_t ob = first_out / kBlock; ob < last_out / kBlock; ++ob)
+    for (int64_t i = 0; i < f.in_padded; ++i) {
+      Lanes16 g[kArea] = {}, t[kPatch * kTaps], w[kPositions];
+      for (int l = 0; l < kBlock; ++l) {
+        const int64_t o = ob * kBlock + l;
+        if (o >= f.outs || i >= f.ins) continue;
+        const float* taps = f.flipped ? f.w + (i * f.outs + o) * kArea : f.w + (o * f.ins + i) * kArea;
+        for (int k = 0; k < kArea; ++k) g[k][l] = taps[f.flipped ? kArea - 1 - k : k];
+      }
+      for (int j = 0; j < kTaps; ++j) S::filter_1d(g + j, kTaps, t + j, kTaps);                // G g
+      for (int r = 0; r < kPatch; ++r) S::filter_1d(t + kTaps * r, 1, w + r * kPatch, 1);  // (G g) G^T
+      float* at = u + (ob * f.in_padded + i) * kBlock;
+      for (int k = 0; k < kPositions; ++k) std::memcpy(at + k * plane, &w[k], sizeof w[k]);
+    }
+}
+
+template <class S>
+KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out,
+                                           int64_t last_out, float* dw) {
+  constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps;
+  const int64_t plane = p.in_padded * p.out_padded;
+  for (int64_t o0 = first_out; o0 < last_out; o0 += kBlock)
+    for (int64_t i = 0; i < ins; ++i) {
+      Lanes16 d[kPositions] = {}, s[kTaps * kPatch], g[kArea];
+      for (int part = 0; part < p.parts; ++part) {
+        const float* at = p.du + part * p.part_size + i * p.out_padded + o0;
+        for (int k = 0; k < kPositions; ++k) {
+          Lanes16 x;
+          std::memcpy(&x, at + k * plane, sizeof x);
+          d[k] += x;
+        }
+      }
+      for (int j = 0; j < kPatch; ++j) S::filter_grad_1d(d + j, kPatch, s + j, kPatch);     // G^T d
+      for (int r = 0; r < kTaps; ++r) S::filter_grad_1d(s + r * kPatch, 1, g + kTaps * r, 1);  // (G^T d) G
+      for (int64_t o = o0; o < std::min(o0 + kBlock, outs); ++o)
+        for (int k = 0; k < kArea; ++k) dw[(o * ins + i) * kArea + k] = g[k][o - o0];
+    }
+}
+
 }  // namespace
 
 KILN_WINOGRAD_ISA void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros,
@@ -172,50 +323,6 @@ KILN_WINOGRAD_ISA void transform_input(const Tiling& t, const float* x, int64_t 
     }
   }
   zero_extra_rows(c, channels, v);
-}
-
-KILN_WINOGRAD_ISA void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias,
-                                        const Chunk& c, float* y) {
-  const int64_t plane = c.position_stride(channels);
-  for (int64_t r = 0; r < c.count; ++r) {
-    const TileAt at = tile_at(t, c.first + r);
-    const int64_t rows = std::min<int64_t>(kTile, t.out_h - at.y0), cols = std::min<int64_t>(kTile, t.out_w - at.x0);
-    float* out = y + ((at.n * t.out_h + at.y0) * t.out_w + at.x0) * channels;
-    const float* in = m + r * channels;
-    for (int64_t ch = 0; ch < channels; ch += 8) {
-      Lanes8 p[kPositions], q[kTile * kPatch], o[kTile * kTile], b = {};
-      if (bias) load8(b, bias + ch);
-      for (int k = 0; k < kPositions; ++k) load8(p[k], in + k * plane + ch);
-      for (int j = 0; j < kPatch; ++j) output_1d(p + j, kPatch, q + j, kPatch);           // A^T m
-      for (int i = 0; i < kTile; ++i) output_1d(q + i * kPatch, 1, o + i * kTile, 1);  // (A^T m) A
-      for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) store8(out + (i * t.out_w + j) * channels + ch, o[i * kTile + j] + b);
-    }
-  }
-}
-
-KILN_WINOGRAD_ISA void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros,
-                                             const Chunk& c, float* m) {
-  const int64_t plane = c.position_stride(channels);
-  for (int64_t r = 0; r < c.count; ++r) {
-    const TileAt at = tile_at(t, c.first + r);
-    const float* grad[kTile * kTile];
-    for (int i = 0; i < kTile; ++i)
-      for (int j = 0; j < kTile; ++j) {
-        const int64_t y = at.y0 + i, x_ = at.x0 + j;
-        grad[i * kTile + j] =
-            y < t.out_h && x_ < t.out_w ? dy + ((at.n * t.out_h + y) * t.out_w + x_) * channels : zeros;
-      }
-    float* out = m + r * channels;
-    for (int64_t ch = 0; ch < channels; ch += 8) {
-      Lanes8 e[kTile * kTile], h[kPatch * kTile], k6[kPositions];
-      for (int k = 0; k < kTile * kTile; ++k) load8(e[k], grad[k] + ch);
-      for (int j = 0; j < kTile; ++j) grad_output_1d(e + j, kTile, h + j, kTile);       // A dy
-      for (int i = 0; i < kPatch; ++i) grad_output_1d(h + i * kTile, 1, k6 + i * kPatch, 1);  // (A dy) A^T
-      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, k6[k]);
-    }
-  }
-  zero_extra_rows(c, channels, m);
 }
 
 KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
@@ -246,43 +353,24 @@ KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m
   }
 }
 
-KILN_WINOGRAD_ISA void transform_filters(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
-  const int64_t blocks = f.out_padded / kBlock, plane = blocks * f.in_padded * kBlock;
-  for (int64_t ob = first_out / kBlock; ob < last_out / kBlock; ++ob)
-    for (int64_t i = 0; i < f.in_padded; ++i) {
-      Lanes16 g[9] = {}, t[kPatch * 3], w[kPositions];
-      for (int l = 0; l < kBlock; ++l) {
-        const int64_t o = ob * kBlock + l;
-        if (o >= f.outs || i >= f.ins) continue;
-        const float* taps = f.flipped ? f.w + (i * f.outs + o) * 9 : f.w + (o * f.ins + i) * 9;
-        for (int k = 0; k < 9; ++k) g[k][l] = taps[f.flipped ? 8 - k : k];
-      }
-      for (int j = 0; j < 3; ++j) filter_1d(g + j, 3, t + j, 3);         // G g
-      for (int r = 0; r < kPatch; ++r) filter_1d(t + 3 * r, 1, w + r * kPatch, 1);  // (G g) G^T
-      float* at = u + (ob * f.in_padded + i) * kBlock;
-      for (int k = 0; k < kPositions; ++k) std::memcpy(at + k * plane, &w[k], sizeof w[k]);
-    }
+void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias, const Chunk& c,
+                      float* y) {
+  (t.taps == 3 ? output_tiles<ThreeTaps> : output_tiles<FiveTaps>)(t, m, channels, bias, c, y);
 }
 
-KILN_WINOGRAD_ISA void filters_from_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out,
-                                             int64_t last_out, float* dw) {
-  const int64_t plane = p.in_padded * p.out_padded;
-  for (int64_t o0 = first_out; o0 < last_out; o0 += kBlock)
-    for (int64_t i = 0; i < ins; ++i) {
-      Lanes16 d[kPositions] = {}, s[3 * kPatch], g[9];
-      for (int part = 0; part < p.parts; ++part) {
-        const float* at = p.du + part * p.part_size + i * p.out_padded + o0;
-        for (int k = 0; k < kPositions; ++k) {
-          Lanes16 x;
-          std::memcpy(&x, at + k * plane, sizeof x);
-          d[k] += x;
-        }
-      }
-      for (int j = 0; j < kPatch; ++j) filter_grad_1d(d + j, kPatch, s + j, kPatch);  // G^T d
-      for (int r = 0; r < 3; ++r) filter_grad_1d(s + r * kPatch, 1, g + 3 * r, 1);    // (G^T d) G
-      for (int64_t o = o0; o < std::min(o0 + kBlock, outs); ++o)
-        for (int k = 0; k < 9; ++k) dw[(o * ins + i) * 9 + k] = g[k][o - o0];
-    }
+void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros, const Chunk& c,
+                           float* m) {
+  (t.taps == 3 ? grad_output_tiles<ThreeTaps> : grad_output_tiles<FiveTaps>)(t, dy, channels, zeros, c, m);
+}
+
+void transform_filters(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
+  (f.taps == 3 ? filter_transforms<ThreeTaps> : filter_transforms<FiveTaps>)(f, first_out, last_out, u);
+}
+
+void filters_from_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out, int64_t last_out,
+                           float* dw) {
+  (p.taps == 3 ? filters_of_products<ThreeTaps> : filters_of_products<FiveTaps>)(p, outs, ins, first_out, last_out,
+                                                                                 dw);
 }
 
 }  // namespace kiln::nn::winograd

@@ -1,10 +1,12 @@
-// The pieces of Winograd's F(4x4, 3x3) convolution (conv_winograd.hpp):
-// each 4x4 block of outputs ("tile") is computed from its 6x6 input patch d
-// and the 3x3 filter g as  Y = A^T [(G g G^T) . (B^T d B)] A  (Lavin and
-// Gray's matrices, interpolating at 0, +-1, +-2 and infinity): 36
-// multiplications per channel pair where the direct form takes 144. Over a
-// chunk of tiles, each of the 36 positions of the 6x6 transforms is a matrix
-// product over the channels, which is where the time goes.
+// The pieces of Winograd's F(4x4, 3x3) and F(2x2, 5x5) convolutions
+// (conv_winograd.hpp): each block of outputs ("tile", 4x4 or 2x2) is
+// computed from its 6x6 input patch d and the filter g (3x3 or 5x5) as
+// Y = A^T [(G g G^T) . (B^T d B)] A  (Lavin and Gray's construction, both
+// interpolating at 0, +-1, +-2 and infinity, so that B^T is the same matrix
+// for both): 36 multiplications per channel pair where the direct form
+// takes 144 (4x4 outputs of 3x3 filters) or 100 (2x2 outputs of 5x5). Over
+// a chunk of tiles, each of the 36 positions of the 6x6 transforms is a
+// matrix product over the channels, which is where the time goes.
 //
 // Layouts (channels padded to kBlock with zeros, so every loop runs whole
 // vectors):
@@ -24,21 +26,24 @@
 
 namespace kiln::nn::winograd {
 
-constexpr int kTile = 4;        // outputs per side of a tile
-constexpr int kPatch = 6;       // inputs per side of its patch
+constexpr int kPatch = 6;       // inputs per side of a tile's patch
 constexpr int kPositions = 36;  // kPatch x kPatch
 constexpr int kBlock = 16;      // output channels per product block; channel padding
 
 inline int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
-// 4x4 output tiles over channels-last images [n, h, w, channels] seen through
-// zero padding of pad_h rows and pad_w columns; the output is out_h x out_w
-// (sizes that are not multiples of 4 leave the last tiles part used).
+// Output tiles over channels-last images [n, h, w, channels] seen through
+// zero padding of pad_h rows and pad_w columns, for filters of taps x taps
+// (3 or 5); the output is out_h x out_w (sizes that are not multiples of the
+// tile leave the last tiles part used).
 struct Tiling {
   int64_t n, h, w, pad_h, pad_w, out_h, out_w;
+  int taps;
 
-  int64_t tiles_h() const { return (out_h + kTile - 1) / kTile; }
-  int64_t tiles_w() const { return (out_w + kTile - 1) / kTile; }
+  // Outputs per side of a tile: 4 for 3 taps, 2 for 5.
+  int64_t tile() const { return kPatch + 1 - taps; }
+  int64_t tiles_h() const { return (out_h + tile() - 1) / tile(); }
+  int64_t tiles_w() const { return (out_w + tile() - 1) / tile(); }
   int64_t count() const { return n * tiles_h() * tiles_w(); }
 };
 
@@ -64,7 +69,7 @@ void transform_input(const Tiling& t, const float* x, int64_t channels, const fl
 // tiles cover, y being [n, out_h, out_w, channels].
 void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias, const Chunk& c,
                       float* y);
-// m = A dy A^T of each tile's 4x4 output gradient (dy [n, out_h, out_w,
+// m = A dy A^T of each tile's output gradient (dy [n, out_h, out_w,
 // channels], zero past its edges): the weight gradient's second factor.
 void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros, const Chunk& c,
                            float* m);
@@ -75,26 +80,28 @@ void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, 
 void accumulate_weight_products(const float* v, const float* m, const Chunk& c, int64_t in, int64_t out, float* du);
 
 // The packed G g G^T of filters [first_out, last_out) < out_padded of w
-// [outs, ins, 3, 3] (of w [ins, outs, 3, 3] rotated by 180 degrees when
-// `flipped`: the filters of the input gradient), zero for the padding
-// channels past outs and ins.
+// [outs, ins, taps, taps] (of w [ins, outs, taps, taps] rotated by 180
+// degrees when `flipped`: the filters of the input gradient), zero for the
+// padding channels past outs and ins.
 struct Filters {
   const float* w;
   int64_t outs, ins;
   bool flipped;
   int64_t out_padded, in_padded;
+  int taps;
 };
 // first_out and last_out are multiples of kBlock.
 void transform_filters(const Filters& f, int64_t first_out, int64_t last_out, float* u);
 
 // dw[o][i] = G^T (sum over `parts` of du[part][.][i][o]) G for outputs o in
-// [first_out, last_out) (multiples of kBlock, or outs) of dw [outs, ins, 3,
-// 3]; the parts of du (in_padded x out_padded channels) are part_size floats
-// apart.
+// [first_out, last_out) (multiples of kBlock, or outs) of dw [outs, ins,
+// taps, taps]; the parts of du (in_padded x out_padded channels) are
+// part_size floats apart.
 struct Products {
   const float* du;
   int parts;
   int64_t part_size, in_padded, out_padded;
+  int taps;
 };
 void filters_from_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out, int64_t last_out,
                            float* dw);

@@ -71,14 +71,16 @@ std::vector<Tensor> conv_inputs(Runtime& rt, const ConvCase& k, DType dtype) {
   return in;
 }
 
-// oneDNN's Winograd kernels need AVX-512 (its avx512_core level); kiln's
-// own run on AVX2 with FMA.
+// oneDNN's Winograd kernels need AVX-512 (its avx512_core level) and take
+// 3x3 filters only; kiln's own, for 3x3 and 5x5, run on AVX2 with FMA where
+// there is no AVX-512.
 bool cpu_has_avx512_core() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 }
-bool cpu_has_winograd() {
-  return cpu_has_avx512_core() || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+bool cpu_has_winograd(int64_t filter_size) {
+  if (cpu_has_avx512_core()) return filter_size == 3;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 // The largest error of `actual` as a share of the largest value expected.
@@ -166,11 +168,17 @@ TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, 
   // ResNet-like 3x3 stride-1 layers with a batch past oneDNN's threshold
   // for choosing Winograd (AVX-512) and enough tiles for kiln's (AVX2), and
   // odd ones for kiln's: sizes that leave tiles part used, channels that
-  // are no multiple of its blocks of 16, padding 0 and 2.
+  // are no multiple of its blocks of 16, padding 0 and 2. Then the same for
+  // kiln's 5x5 kernels (AVX2): a Fashion-MNIST-like layer, and padding 0, 1
+  // and 4.
   const ConvCase cases[] = {{{32, 64, 16, 16}, {64, 64, 3, 3}, 1, 1, 1, 1, true},
                             {{4, 20, 30, 30}, {24, 20, 3, 3}, 1, 1, 1, 1, true},
                             {{3, 16, 45, 37}, {16, 16, 3, 3}, 1, 0, 1, 1, false},
-                            {{3, 17, 40, 40}, {33, 17, 3, 3}, 1, 2, 1, 1, true}};
+                            {{3, 17, 40, 40}, {33, 17, 3, 3}, 1, 2, 1, 1, true},
+                            {{4, 32, 14, 14}, {64, 32, 5, 5}, 1, 2, 1, 1, true},
+                            {{2, 17, 23, 19}, {20, 17, 5, 5}, 1, 1, 1, 1, false},
+                            {{3, 16, 20, 20}, {16, 16, 5, 5}, 1, 0, 1, 1, true},
+                            {{2, 16, 12, 12}, {24, 16, 5, 5}, 1, 4, 1, 1, false}};
   RuntimeOptions direct_options;
   direct_options.direct_convolutions = true;
   Runtime fast, direct(direct_options);
@@ -181,17 +189,20 @@ TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, 
     for (Runtime* rt : {&fast, &direct}) {
       INFO((rt == &fast ? "default runtime" : "direct_convolutions"));
       const auto actual = conv_output_and_grads(*rt, k, DType::f32);
-      // Winograd's F(4x4, 3x3) in f32 errs by a few millionths of the
-      // largest value (kiln's 3.5e-6 to 8.5e-6 on these), the direct kernels
-      // by up to 3e-6 (weight gradients) and well under 1e-6 otherwise.
+      // Winograd's F(4x4, 3x3) and F(2x2, 5x5) in f32 err by a few
+      // millionths of the largest value (kiln's 3.5e-6 to 8.5e-6 on these),
+      // the direct kernels by up to 3e-6 (weight gradients) and well under
+      // 1e-6 otherwise.
       for (size_t i = 0; i < actual.size(); ++i) {
         INFO("result " << i << " (output, input, weight, bias gradients)");
         CHECK(error_of_largest(actual[i], expected[i]) < 2e-5);
       }
       outputs.push_back(actual[0]);
     }
-    if (!cpu_has_winograd()) {
-      WARN("this CPU has neither AVX-512 nor AVX2 with FMA: no Winograd kernels to choose here");
+    if (!cpu_has_winograd(k.weight[2])) {
+      WARN("this CPU has no Winograd kernels for " << k.weight[2] << "x" << k.weight[3]
+                                                   << " filters (oneDNN's take 3x3 on AVX-512, kiln's "
+                                                      "3x3 and 5x5 on AVX2 with FMA)");
       continue;
     }
     // Winograd rounds differently from the direct kernel: some output differs.

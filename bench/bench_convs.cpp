@@ -1,4 +1,4 @@
-#include "bench_resnet_convs.hpp"
+#include "bench_convs.hpp"
 
 #include <cstdio>
 #include <vector>
@@ -32,11 +32,12 @@ PassTimes time_passes(Runtime& rt, const Shape& input, const Shape& weight, cons
 
 }  // namespace
 
-void bench_resnet_convs() {
+void bench_convs() {
   RuntimeOptions direct_options;
   direct_options.direct_convolutions = true;
   Runtime fast, direct(direct_options);
-  std::printf("ResNet-18 3x3 convolutions, batch 32, pad 1 (median us: default / direct kernels)\n");
+  std::printf("ResNet-18's 3x3 convolutions (batch 32, pad 1) and the Fashion-MNIST network's second 5x5 one\n"
+              "(batch 64, pad 2), median us: default / direct kernels\n");
   std::printf("  %-22s %22s %22s %22s\n", "layer", "forward", "input gradient", "weight gradient");
   struct Layer {
     const char* name;
@@ -48,6 +49,7 @@ void bench_resnet_convs() {
       {"128x128, 16x16", {32, 128, 16, 16}, {128, 128, 3, 3}, {32, 128, 16, 16}, 1},
       {"256x256, 8x8", {32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}, 1},
       {"512x512, 4x4", {32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}, 1},
+      {"32x64 5x5, 14x14", {64, 32, 14, 14}, {64, 32, 5, 5}, {64, 64, 14, 14}, 2},
   };
   for (const Layer& l : layers) {
     const PassTimes a = time_passes(fast, l.input, l.weight, l.output, l.padding),
