@@ -13,13 +13,13 @@
 // whole vectors along the keys. The f32 exp is kiln's vector one
 // (kiln/kernels/cpu/vector_math.hpp).
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "attention_kernels.hpp"
 #include "attention_shape.hpp"
 #include "kiln/kernels/cpu/dense_sum.hpp"
+#include "kiln/kernels/cpu/lanes8.hpp"
 #include "kiln/kernels/cpu/vector_isa.hpp"
 #include "kiln/kernels/cpu/vector_math.hpp"
 #include "kiln/runtime.hpp"
@@ -27,12 +27,9 @@
 namespace kiln::nn {
 namespace {
 
-// Eight floats, in the widest vectors the clone has; only ever passed by
-// reference (32-byte vectors have no register ABI without AVX).
-typedef float Lanes8 __attribute__((vector_size(32)));
-
-[[gnu::always_inline]] inline void load8(Lanes8& v, const float* at) { std::memcpy(&v, at, sizeof v); }
-[[gnu::always_inline]] inline void store8(float* at, const Lanes8& v) { std::memcpy(at, &v, sizeof v); }
+using cpu::Lanes8;
+using cpu::load8;
+using cpu::store8;
 
 constexpr int kRows = 4;
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kiln/kernels/cpu/lanes8.hpp"
 #include "kiln/kernels/cpu/vector_isa.hpp"
 
 #if defined(__x86_64__)
@@ -19,7 +20,8 @@
 namespace kiln::nn {
 namespace {
 
-typedef float Lanes8 __attribute__((vector_size(32)));
+using cpu::Lanes8;
+using cpu::load8;
 typedef int Ints8 __attribute__((vector_size(32)));
 constexpr int64_t kMostChannels = 4, kTallest = 8, kWidest = 8;
 
@@ -73,20 +75,20 @@ template <int KW>
     const float* x = a.x.data.data<float>() + ((n * g.c + c) * a.x.rows + y + kh) * a.x.cols;
     for (int64_t at = 0; at < full; at += 8) {
       Lanes8 dv;
-      std::memcpy(&dv, d + at, sizeof dv);
+      load8(dv, d + at);
       for (int kw = 0; kw < KW; ++kw) {
         Lanes8 xv;
-        std::memcpy(&xv, x + at + kw, sizeof xv);
+        load8(xv, x + at + kw);
         acc[kw] += dv * xv;
       }
     }
     if (full == g.ow) continue;
     Lanes8 dv;
-    std::memcpy(&dv, d + last, sizeof dv);
+    load8(dv, d + last);
     dv = Lanes8(Ints8(dv) & fresh);
     for (int kw = 0; kw < KW; ++kw) {
       Lanes8 xv;
-      std::memcpy(&xv, x + last + kw, sizeof xv);
+      load8(xv, x + last + kw);
       acc[kw] += dv * Lanes8(Ints8(xv) & fresh);
     }
   }

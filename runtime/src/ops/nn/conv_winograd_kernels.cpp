@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kiln/kernels/cpu/lanes8.hpp"
+
 #if defined(__x86_64__)
 #define KILN_WINOGRAD_ISA __attribute__((target("avx2,fma")))
 #else
@@ -17,12 +19,9 @@
 namespace kiln::nn::winograd {
 namespace {
 
-// Eight floats; only ever passed by reference (32-byte vectors have no
-// register ABI without AVX).
-typedef float Lanes8 __attribute__((vector_size(32)));
-
-[[gnu::always_inline]] inline void load8(Lanes8& v, const float* at) { std::memcpy(&v, at, sizeof v); }
-[[gnu::always_inline]] inline void store8(float* at, const Lanes8& v) { std::memcpy(at, &v, sizeof v); }
+using cpu::Lanes8;
+using cpu::load8;
+using cpu::store8;
 
 // Sixteen floats (two AVX2 vectors): the filter transforms' lanes, one per
 // output channel of a product block.
