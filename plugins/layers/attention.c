@@ -9,7 +9,9 @@
  *   out = (a v, heads merged) Wo^T + bo
  *
  * With causal, position t attends to positions s <= t only (the mask is
- * -inf above the diagonal).
+ * -inf above the diagonal). The middle line is one scaled_dot_product_attention
+ * op, which reads the heads where the projection left them and never holds
+ * the mask or the [N, H, L, S] scores as tensors.
  *
  * The parameters are torch.nn.MultiheadAttention's, under its names, so its
  * state_dict loads as it is: in_proj_weight [3E, E] (Wq, Wk, Wv stacked by
@@ -20,11 +22,9 @@
  * Self-attention projects x once through the whole in_proj_weight and splits
  * the result into q, k, v; cross-attention splits the weight and bias into
  * their three row blocks and projects each input by its own. */
-#include <math.h>
 #include <stdlib.h>
 
 #include "config.h"
-#include "dropout.h"
 #include "host.h"
 #include "layers.h"
 #include "attention.h"
@@ -41,30 +41,8 @@ static const kiln_attr_spec config[N_CONFIG] = {
     [DROPOUT] = {{"dropout", KILN_ATTR_FLOAT, {.f = 0.0}}, 0, "dropout on the attention weights in train mode"},
 };
 
-enum {
-  OP_LINEAR,
-  OP_SPLIT,
-  OP_RESHAPE,
-  OP_PERMUTE,
-  OP_TRANSPOSE,
-  OP_MATMUL,
-  OP_MUL_SCALAR,
-  OP_ADD,
-  OP_SOFTMAX,
-  OP_DROPOUT,
-  N_OPS
-};
-static const char* const op_names[N_OPS] = {"linear",     "split", "reshape", "permute", "transpose", "matmul",
-                                            "mul_scalar", "add",   "softmax", "dropout"};
-
-/* The causal mask [L, S] of the last call, in its dtype and on its device. */
-typedef struct causal_mask {
-  kiln_tensor* tensor;
-  int64_t l, s;
-  kiln_dtype dtype;
-  kiln_device_type device;
-  int device_index;
-} causal_mask;
+enum { OP_LINEAR, OP_SPLIT, OP_RESHAPE, OP_PERMUTE, OP_ATTENTION, N_OPS };
+static const char* const op_names[N_OPS] = {"linear", "split", "reshape", "permute", "scaled_dot_product_attention"};
 
 typedef struct attention_state {
   int64_t embed_dim, num_heads, head_dim;
@@ -74,7 +52,6 @@ typedef struct attention_state {
   kiln_tensor* in_proj_weight; /* [3E, E] */
   kiln_tensor* in_proj_bias;   /* [3E], NULL without bias */
   kiln_module* out_proj;       /* Linear child */
-  causal_mask mask;
 } attention_state;
 
 static void attention_destroy(void* state) {
@@ -82,7 +59,6 @@ static void attention_destroy(void* state) {
   kl_host.tensor_release(s->in_proj_weight);
   kl_host.tensor_release(s->in_proj_bias);
   kl_host.module_release(s->out_proj);
-  kl_host.tensor_release(s->mask.tensor);
   free(s);
 }
 
@@ -191,51 +167,6 @@ static kiln_status merge_heads(kl_scratch* sc, const attention_state* s, kiln_te
   return st != KILN_OK ? st : kl_call(sc, s->ops[OP_RESHAPE], &merged, 1, &reshape, 1, out);
 }
 
-/* The [L, S] mask (0 where s <= t, -inf above the diagonal) in the dtype and
- * on the device of `like`; kept for the next call of the same size. */
-static kiln_status causal_mask_for(attention_state* s, kiln_runtime* rt, kiln_tensor* like, int64_t l, int64_t len_s,
-                                   kiln_tensor** out) {
-  const int64_t shape[2] = {l, len_s};
-  causal_mask* m = &s->mask;
-  kiln_tensor_desc d;
-  kiln_device_type device;
-  int index = 0;
-  double* values;
-  kiln_tensor *host_mask = NULL, *mask = NULL;
-  int64_t t, j;
-  kiln_status st = kl_host.tensor_describe(like, &d);
-  if (st == KILN_OK) st = kl_host.tensor_device(like, &device, &index);
-  if (st != KILN_OK) return st;
-  if (m->tensor && m->l == l && m->s == len_s && m->dtype == d.dtype && m->device == device &&
-      m->device_index == index) {
-    *out = m->tensor;
-    return KILN_OK;
-  }
-  values = malloc((size_t)(l * len_s) * sizeof *values);
-  if (!values) return kl_fail(KILN_ERR_OUT_OF_MEMORY, "MultiHeadAttention: no memory for a %lldx%lld causal mask",
-                              (long long)l, (long long)len_s);
-  for (t = 0; t < l; ++t)
-    for (j = 0; j < len_s; ++j) values[t * len_s + j] = j <= t ? 0.0 : -INFINITY;
-  st = kl_host.tensor_from_data(rt, values, (size_t)(l * len_s) * sizeof *values, shape, 2, KILN_F64, &host_mask);
-  free(values);
-  if (st == KILN_OK) st = kl_host.tensor_empty(rt, shape, 2, d.dtype, device, index, &mask);
-  if (st == KILN_OK) st = kl_host.tensor_assign(mask, host_mask);
-  kl_host.tensor_release(host_mask);
-  if (st != KILN_OK) {
-    kl_host.tensor_release(mask);
-    return st;
-  }
-  kl_host.tensor_release(m->tensor);
-  m->tensor = mask;
-  m->l = l;
-  m->s = len_s;
-  m->dtype = d.dtype;
-  m->device = device;
-  m->device_index = index;
-  *out = mask;
-  return KILN_OK;
-}
-
 /* `t` cut into three equal parts along `dim` (E each): q, k, v. */
 static kiln_status split_qkv(kl_scratch* sc, const attention_state* s, kiln_tensor* t, int64_t dim,
                              kiln_tensor* parts[3]) {
@@ -286,10 +217,9 @@ static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
   kiln_tensor* const* qkv = call->inputs;
   kiln_tensor* self[3];
   kl_scratch sc;
-  kiln_tensor *q = NULL, *k = NULL, *v = NULL, *qh = NULL, *kh = NULL, *vh = NULL, *kt = NULL;
-  kiln_tensor *scores = NULL, *weights = NULL, *context = NULL, *merged = NULL, *y = NULL, *mask = NULL;
-  kiln_tensor* pair[2];
-  kiln_attr attr;
+  kiln_tensor *q = NULL, *k = NULL, *v = NULL, *heads[3] = {NULL, NULL, NULL};
+  kiln_tensor *context = NULL, *merged = NULL, *y = NULL;
+  kiln_attr attrs[2];
   int64_t n = 0, l = 0, len_s = 0;
   kiln_status st;
   kl_scratch_init(&sc, call->runtime);
@@ -304,33 +234,13 @@ static kiln_status attention_forward(void* state, const kiln_layer_call* call) {
   }
   KL_TRY(check_inputs(s, qkv, &n, &l, &len_s));
   KL_TRY(call->n_inputs == 1 ? project_self(&sc, s, qkv[0], &q, &k, &v) : project_cross(&sc, s, qkv, &q, &k, &v));
-  /* Scaling q (N L E values) is cheaper than scaling the scores (N H L S). */
-  attr = kiln_attr_float("value", 1.0 / sqrt((double)s->head_dim));
-  KL_TRY(kl_call(&sc, s->ops[OP_MUL_SCALAR], &q, 1, &attr, 1, &q));
-  KL_TRY(split_heads(&sc, s, q, n, l, &qh));
-  KL_TRY(split_heads(&sc, s, k, n, len_s, &kh));
-  KL_TRY(split_heads(&sc, s, v, n, len_s, &vh));
-  {
-    kiln_attr swap[2];
-    swap[0] = kiln_attr_int("dim0", -2);
-    swap[1] = kiln_attr_int("dim1", -1);
-    KL_TRY(kl_call(&sc, s->ops[OP_TRANSPOSE], &kh, 1, swap, 2, &kt));
-  }
-  pair[0] = qh;
-  pair[1] = kt;
-  KL_TRY(kl_call(&sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &scores));
-  if (s->causal) {
-    KL_TRY(causal_mask_for(s, call->runtime, scores, l, len_s, &mask));
-    pair[0] = scores;
-    pair[1] = mask;
-    KL_TRY(kl_call(&sc, s->ops[OP_ADD], pair, 2, NULL, 0, &scores));
-  }
-  attr = kiln_attr_int("dim", -1);
-  KL_TRY(kl_call(&sc, s->ops[OP_SOFTMAX], &scores, 1, &attr, 1, &weights));
-  KL_TRY(kl_dropout_apply(&sc, s->ops[OP_DROPOUT], weights, s->dropout, call->training, &weights));
-  pair[0] = weights;
-  pair[1] = vh;
-  KL_TRY(kl_call(&sc, s->ops[OP_MATMUL], pair, 2, NULL, 0, &context));
+  KL_TRY(split_heads(&sc, s, q, n, l, &heads[0]));
+  KL_TRY(split_heads(&sc, s, k, n, len_s, &heads[1]));
+  KL_TRY(split_heads(&sc, s, v, n, len_s, &heads[2]));
+  /* The scale is the op's default, 1 / sqrt(D); dropout on the weights in train mode only. */
+  attrs[0] = kiln_attr_bool("is_causal", s->causal);
+  attrs[1] = kiln_attr_float("dropout_p", call->training ? s->dropout : 0.0);
+  KL_TRY(kl_call(&sc, s->ops[OP_ATTENTION], heads, 3, attrs, 2, &context));
   KL_TRY(merge_heads(&sc, s, context, n, l, &merged));
   KL_TRY(kl_forward_child(&sc, s->out_proj, merged, &y));
 done:
