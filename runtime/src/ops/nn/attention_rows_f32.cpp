@@ -3,8 +3,9 @@
 // transformer's case. Query rows go in blocks of kRows; per block:
 //   forward:  P = softmax(scale Q K^T) over each row's keys, O = P V
 //   backward: P again, dP = dO V^T, D_r = P_r . dP_r,
-//             dS = scale P (dP - D), dQ = dS K, dK += dS^T Q, dV += P^T dO
-// with row i's keys j < n(i) (all S, or i + 1 with causality), so a causal
+//             dS = scale P (dP - D), dQ = dS K,
+// and after the head's last block dK = dS^T Q and dV = P^T dO over all its
+// rows (a head's P and dS are kept: 2 L S floats), with row i's keys j < n(i) (all S, or i + 1 with causality), so a causal
 // row never computes the scores of the keys it leaves out and the work is
 // about half the dense products'. Each product keeps kRows accumulators
 // of eight lanes in registers and loads the shared operand once for all of
@@ -145,35 +146,47 @@ template <int V>
     }
 }
 
-// acc[j][x] += sum_r w[r][j] a_r[x], j < b.most, x < cols: the transposed
-// weights times the block's rows of an [L, cols] matrix (rows a_rows
-// apart), added to the dense [S, cols] acc.
-[[gnu::always_inline]] inline void add_weights_transposed_times(const Block& b, const float* w, int64_t stride,
-                                                                const float* a, int64_t a_rows, int64_t cols,
-                                                                float* __restrict acc) {
-  const float* rows[kRows];
-  for (int r = 0; r < kRows; ++r) rows[r] = b.row(a, a_rows, r);
-  for (int64_t j = 0; j < b.most; ++j) {
-    float* to = acc + j * cols;
-    const float w0 = w[j], w1 = w[stride + j], w2 = w[2 * stride + j], w3 = w[3 * stride + j];
-    int64_t x = 0;
-    for (; x + 8 <= cols; x += 8) {
-      Lanes8 sum, v;
-      load8(sum, to + x);
-      load8(v, rows[0] + x);
-      sum += w0 * v;
-      load8(v, rows[1] + x);
-      sum += w1 * v;
-      load8(v, rows[2] + x);
-      sum += w2 * v;
-      load8(v, rows[3] + x);
-      sum += w3 * v;
-      store8(to + x, sum);
+// out[j0 + k][x, x + 8 V) = sum_{i in [first, last)} w[i][j0 + k] a_i[x, x + 8 V)
+// for the kRows keys from j0: the transposed weights of a whole head (rows
+// `stride` apart) times its [L, cols] rows (a_rows apart), kRows x V
+// accumulators; keys at or past `keys` are not stored.
+template <int V>
+[[gnu::always_inline]] inline void keys_times_columns(const float* w, int64_t stride, const float* a, int64_t a_rows,
+                                                      int64_t first, int64_t last, int64_t j0, int64_t keys,
+                                                      int64_t cols, int64_t x, float* __restrict out) {
+  Lanes8 acc[kRows][V] = {};
+  for (int64_t i = first; i < last; ++i) {
+    Lanes8 av[V];
+    for (int c = 0; c < V; ++c) load8(av[c], a + i * a_rows + x + 8 * c);
+    for (int k = 0; k < kRows; ++k) {
+      const float weight = w[i * stride + j0 + k];
+      for (int c = 0; c < V; ++c) acc[k][c] += weight * av[c];
     }
-    for (; x < cols; ++x) to[x] += w0 * rows[0][x] + w1 * rows[1][x] + w2 * rows[2][x] + w3 * rows[3][x];
+  }
+  for (int k = 0; k < kRows && j0 + k < keys; ++k)
+    for (int c = 0; c < V; ++c) store8(out + (j0 + k) * cols + x + 8 * c, acc[k][c]);
+}
+
+// out[j][x] = sum_i w[i][j] a_i[x] for the head's keys j < h.s: w^T a, with
+// w the [L, S8] weights of every query row (0 past each row's keys) and a
+// [L, cols] (rows a_rows apart), into the dense [S, cols] out. A causal
+// head's key j takes rows i >= j only: the others' weights are 0.
+[[gnu::always_inline]] inline void head_weights_transposed_times(const Head& h, const float* w, int64_t stride,
+                                                                 const float* a, int64_t a_rows, int64_t cols,
+                                                                 float* __restrict out) {
+  for (int64_t j0 = 0; j0 < h.s; j0 += kRows) {
+    const int64_t first = h.causal ? std::min(j0, h.l) : 0;
+    int64_t x = 0;
+    for (; x + 16 <= cols; x += 16) keys_times_columns<2>(w, stride, a, a_rows, first, h.l, j0, h.s, cols, x, out);
+    for (; x + 8 <= cols; x += 8) keys_times_columns<1>(w, stride, a, a_rows, first, h.l, j0, h.s, cols, x, out);
+    for (; x < cols; ++x)
+      for (int64_t j = j0; j < std::min(j0 + kRows, h.s); ++j) {
+        float sum = 0;
+        for (int64_t i = first; i < h.l; ++i) sum += w[i * stride + j] * a[i * a_rows + x];
+        out[j * cols + x] = sum;
+      }
   }
 }
-static_assert(kRows == 4, "add_weights_transposed_times names its four rows");
 
 // Turns each row's scores (p[r][0, width)) into its attention weights:
 // softmax over its keys, 0 past them and in the extra rows.
@@ -215,34 +228,43 @@ static_assert(kRows == 4, "add_weights_transposed_times names its four rows");
   }
 }
 
-// Scratch of backward_head: (E + Ev) * S8 + 2 * kRows * S8 floats. dk and
-// dv are added to (zeroed by the caller).
+// Query rows of a head's backward scratch: L rounded up to whole blocks.
+int64_t block_rows(int64_t l) { return (l + kRows - 1) / kRows * kRows; }
+
+// Scratch of backward_head: (E + Ev + 2 L4) * S8 floats, L4 = block_rows(L).
+// The weights P and their gradient dS of every query row are kept (0 past
+// each row's keys), so that dK = dS^T Q and dV = P^T dO are products over
+// the query rows with their accumulators in registers.
 [[gnu::always_inline]] inline void backward_head(const Head& h, const float* dout, const float* q, const float* k,
                                                  const float* v, float* __restrict dq, float* __restrict dk,
                                                  float* __restrict dv, float* __restrict scratch) {
   const int64_t s8 = h.s8();
   float* kt = scratch;
   float* vt = kt + h.e * s8;
-  float* p = vt + h.ev * s8;
-  float* ds = p + kRows * s8;
+  float* p_all = vt + h.ev * s8;
+  float* ds_all = p_all + block_rows(h.l) * s8;
   transpose_padded(k, h.s, h.e, h.k_rows, s8, kt);
   transpose_padded(v, h.s, h.ev, h.v_rows, s8, vt);
   for (int64_t first = 0; first < h.l; first += kRows) {
     const Block b(h, first);
+    float* p = p_all + first * s8;
+    float* ds = ds_all + first * s8;
     block_times_transposed(b, q, h.q_rows, h.e, kt, s8, p);
     softmax_rows(b, h.scale, s8, p);
     block_times_transposed(b, dout, h.dout_rows, h.ev, vt, s8, ds);  // dP
     const float scale = h.scale;
     for (int r = 0; r < kRows; ++r) {
-      const float* pr = p + r * s8;
+      float* __restrict pr = p + r * s8;
       float* __restrict dsr = ds + r * s8;
       const float d = cpu::dense_sum<float>(0, b.width, [pr, dsr](int64_t j) { return pr[j] * dsr[j]; });
       for (int64_t j = 0; j < b.width; ++j) dsr[j] = scale * pr[j] * (dsr[j] - d);
+      std::fill(pr + b.width, pr + s8, 0.0f);
+      std::fill(dsr + b.width, dsr + s8, 0.0f);
     }
     block_weights_times(b, ds, s8, k, h.k_rows, h.e, dq);
-    add_weights_transposed_times(b, ds, s8, q, h.q_rows, h.e, dk);
-    add_weights_transposed_times(b, p, s8, dout, h.dout_rows, h.ev, dv);
   }
+  head_weights_transposed_times(h, ds_all, s8, q, h.q_rows, h.e, dk);
+  head_weights_transposed_times(h, p_all, s8, dout, h.dout_rows, h.ev, dv);
 }
 
 // The heads compiled for wider vectors with fused multiply-adds, called
@@ -361,15 +383,10 @@ bool attention_backward_rows_f32(const KernelCall& c) {
   float* dk = c.outputs[1].data<float>();
   float* dv = c.outputs[2].data<float>();
   c.runtime.thread_pool().parallel_for(s.batch, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch(size_t((h.e + h.ev + 2 * kRows) * h.s8()));
-    for (int64_t b = begin; b < end; ++b) {
-      float* dkb = dk + b * h.s * h.e;
-      float* dvb = dv + b * h.s * h.ev;
-      std::fill(dkb, dkb + h.s * h.e, 0.0f);
-      std::fill(dvb, dvb + h.s * h.ev, 0.0f);
-      run_head(BackwardArgs{h, dout.head(b), q.head(b), k.head(b), v.head(b), dq + b * h.l * h.e, dkb, dvb,
-                            scratch.data()});
-    }
+    std::vector<float> scratch(size_t((h.e + h.ev + 2 * block_rows(h.l)) * h.s8()));
+    for (int64_t b = begin; b < end; ++b)
+      run_head(BackwardArgs{h, dout.head(b), q.head(b), k.head(b), v.head(b), dq + b * h.l * h.e,
+                            dk + b * h.s * h.e, dv + b * h.s * h.ev, scratch.data()});
   });
   return true;
 }

@@ -207,14 +207,16 @@ TEST_CASE("scaled_dot_product_attention gradients agree across the fused and com
 }
 
 TEST_CASE("scaled_dot_product_attention in f32 holds over sizes past the vector widths", "[nn][attention][grad]") {
-  // The f32 kernel works in blocks of four query rows and eight keys or
-  // features: sizes that leave every kind of remainder, causal or not,
-  // against the f64 kernel.
+  // The f32 kernel works in blocks of four query rows and four or eight
+  // keys or features: sizes that leave every kind of remainder, causal or
+  // not, against the f64 kernel; causal with more keys than queries leaves
+  // the last keys unattended, their gradients zero.
   Runtime rt;
   const AttentionCase cases[] = {
       {{2, 3, 37, 20}, {2, 3, 37, 20}, {2, 3, 37, 12}, Mask::none, {}, true, kUnset},
       {{2, 2, 18, 40}, {2, 2, 45, 40}, {2, 2, 45, 24}, Mask::none, {}, false, kUnset},
       {{1, 1, 70, 32}, {1, 1, 66, 32}, {1, 1, 66, 33}, Mask::none, {}, true, 0.3},
+      {{1, 2, 19, 16}, {1, 2, 30, 16}, {1, 2, 30, 9}, Mask::none, {}, true, kUnset},
   };
   for (const AttentionCase& k : cases) {
     INFO(describe(k));
