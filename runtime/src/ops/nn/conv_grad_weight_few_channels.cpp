@@ -1,8 +1,9 @@
 // dw[o][c][kh][kw] = sum over n, y, x of dy[n][o][y][x] * x[n][c][y + kh - ph][x + kw - pw]:
-// for each output channel o (a thread's share), input channel c and filter
-// row kh, one accumulator of eight lanes per filter column kw runs along
-// the output rows, against the input rows shifted by kw. The input is
-// copied once with its padding made of zeros, so the loops check no bounds.
+// for each output channel o (a thread's share, two at a time), input
+// channel c and filter row kh, one accumulator of eight lanes per filter
+// column kw runs along the output rows, against the input rows shifted by
+// kw. The input is copied once with its padding made of zeros, so the loops
+// check no bounds.
 #include "conv_grad_weight_few_channels.hpp"
 
 #include <algorithm>
@@ -56,12 +57,13 @@ struct Args {
   float* dw;
 };
 
-// sums[kw] += the products of filter row kh's taps over image n's output
-// rows of channel o and its input rows of channel c, in accumulators that
-// live in registers for the image.
-template <int KW>
+// sums[q][kw] += the products of filter row kh's taps over image n's output
+// rows of channel o + q (q < O) and its input rows of channel c, in
+// accumulators that live in registers for the image; each input vector
+// loaded serves the O outputs.
+template <int KW, int O>
 [[gnu::always_inline]] inline void add_image_row(const Args& a, int64_t n, int64_t o, int64_t c, int64_t kh,
-                                                 Lanes8 (&sums)[KW]) {
+                                                 Lanes8* const (&sums)[O]) {
   const Conv2dGeometry& g = a.g;
   const int64_t full = g.ow / 8 * 8, last = g.ow - 8;
   // A row's last values are its last eight, with the lanes the vectors
@@ -69,50 +71,70 @@ template <int KW>
   // least): a load that stays inside the row, and exact zeros.
   Ints8 fresh;
   for (int l = 0; l < 8; ++l) fresh[l] = l + last >= full ? -1 : 0;
-  Lanes8 acc[KW] = {};
+  Lanes8 acc[O][KW] = {};
   for (int64_t y = 0; y < g.oh; ++y) {
-    const float* d = a.dy + ((n * g.o + o) * g.oh + y) * g.ow;
+    const float* d[O];
+    for (int q = 0; q < O; ++q) d[q] = a.dy + ((n * g.o + o + q) * g.oh + y) * g.ow;
     const float* x = a.x.data.data<float>() + ((n * g.c + c) * a.x.rows + y + kh) * a.x.cols;
     for (int64_t at = 0; at < full; at += 8) {
-      Lanes8 dv;
-      load8(dv, d + at);
+      Lanes8 dv[O];
+      for (int q = 0; q < O; ++q) load8(dv[q], d[q] + at);
       for (int kw = 0; kw < KW; ++kw) {
         Lanes8 xv;
         load8(xv, x + at + kw);
-        acc[kw] += dv * xv;
+        for (int q = 0; q < O; ++q) acc[q][kw] += dv[q] * xv;
       }
     }
     if (full == g.ow) continue;
-    Lanes8 dv;
-    load8(dv, d + last);
-    dv = Lanes8(Ints8(dv) & fresh);
+    Lanes8 dv[O];
+    for (int q = 0; q < O; ++q) {
+      load8(dv[q], d[q] + last);
+      dv[q] = Lanes8(Ints8(dv[q]) & fresh);
+    }
     for (int kw = 0; kw < KW; ++kw) {
       Lanes8 xv;
       load8(xv, x + last + kw);
-      acc[kw] += dv * Lanes8(Ints8(xv) & fresh);
+      xv = Lanes8(Ints8(xv) & fresh);
+      for (int q = 0; q < O; ++q) acc[q][kw] += dv[q] * xv;
     }
   }
-  for (int kw = 0; kw < KW; ++kw) sums[kw] += acc[kw];
+  for (int q = 0; q < O; ++q)
+    for (int kw = 0; kw < KW; ++kw) sums[q][kw] += acc[q][kw];
 }
 
-// The filters of outputs [first_o, last_o). Image by image, so that its
-// planes of dy and x stay in the core's L1 while every filter row passes
-// over them; each row's accumulators stay in registers for the image.
-template <int KW>
-KILN_FEW_CHANNELS_ISA void filters(const Args& a, int64_t first_o, int64_t last_o) {
+// The filters of outputs [o, o + O). Image by image, so that its planes of
+// dy and x stay in the core's L1 while every filter row passes over them;
+// each row's accumulators stay in registers for the image.
+template <int KW, int O>
+[[gnu::always_inline]] inline void output_filters(const Args& a, int64_t o) {
   const Conv2dGeometry& g = a.g;
-  for (int64_t o = first_o; o < last_o; ++o) {
-    Lanes8 sums[kMostChannels * kTallest][KW] = {};
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t c = 0; c < g.c; ++c)
-        for (int64_t kh = 0; kh < g.kh; ++kh) add_image_row<KW>(a, n, o, c, kh, sums[c * g.kh + kh]);
+  Lanes8 sums[O][kMostChannels * kTallest][KW] = {};
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t c = 0; c < g.c; ++c)
+      for (int64_t kh = 0; kh < g.kh; ++kh) {
+        Lanes8* rows[O];
+        for (int q = 0; q < O; ++q) rows[q] = sums[q][c * g.kh + kh];
+        add_image_row<KW, O>(a, n, o, c, kh, rows);
+      }
+  for (int q = 0; q < O; ++q)
     for (int64_t row = 0; row < g.c * g.kh; ++row)
       for (int kw = 0; kw < KW; ++kw) {
         float sum = 0;
-        for (int l = 0; l < 8; ++l) sum += sums[row][kw][l];
-        a.dw[(o * g.c * g.kh + row) * g.kw + kw] = sum;
+        for (int l = 0; l < 8; ++l) sum += sums[q][row][kw][l];
+        a.dw[((o + q) * g.c * g.kh + row) * g.kw + kw] = sum;
       }
-  }
+}
+
+// The filters of outputs [first_o, last_o), two at a time where their
+// accumulators, the two output vectors and an input vector fit the 16 AVX2
+// registers (filters up to 5 wide), which halves the input loads per
+// multiply-add.
+template <int KW>
+KILN_FEW_CHANNELS_ISA void filters(const Args& a, int64_t first_o, int64_t last_o) {
+  constexpr int kPair = KW <= 5 ? 2 : 1;
+  int64_t o = first_o;
+  for (; o + kPair <= last_o; o += kPair) output_filters<KW, kPair>(a, o);
+  for (; o < last_o; ++o) output_filters<KW, 1>(a, o);
 }
 
 template <int... KW>

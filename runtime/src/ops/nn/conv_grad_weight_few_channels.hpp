@@ -3,8 +3,8 @@
 // filters in the Fashion-MNIST CNN). oneDNN's kernels block the work by
 // input channel, and with one channel they took 3.4 ms alone and 6.1 ms in
 // training for that layer's 80 MFLOP weight gradient here; this one runs
-// each filter tap as dot products along the output rows, in vectors: 1.1
-// to 1.6 ms alone (bench/RESULTS.md).
+// each filter tap as dot products along the output rows, in vectors, two
+// output channels per input load: 0.9 to 1.1 ms alone (bench/RESULTS.md).
 #pragma once
 
 #include "conv_geometry.hpp"
