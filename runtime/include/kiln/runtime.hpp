@@ -42,7 +42,8 @@ struct RuntimeOptions {
   bool allow_tf32 = false;
   // CPU convolutions use oneDNN's direct kernels only; off, 3x3 stride-1 f32
   // convolutions may run by Winograd's algorithm: oneDNN's on AVX-512 CPUs
-  // (conv_dnnl.cpp), kiln's on AVX2 ones (conv_winograd.hpp).
+  // (conv_dnnl.cpp), kiln's on AVX2 ones (conv_winograd.hpp), which takes
+  // 5x5 ones too.
   bool direct_convolutions = false;
 };
 
