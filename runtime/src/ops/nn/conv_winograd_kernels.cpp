@@ -61,6 +61,22 @@ template <class V>
   t[5 * step] = 4.0f * d[step] - 5.0f * d[3 * step] + d[5 * step];
 }
 
+// G^T's first two rows (taps 0 and 1) are the same in both schemes (the
+// same points and denominators). They take the sums and differences of
+// products 1, 2 and 3, 4, which the later rows take too.
+template <class V>
+struct ProductPairs {
+  V sum12, dif12, sum34, dif34;
+};
+template <class V>
+[[gnu::always_inline]] inline ProductPairs<V> first_two_taps(const V* h, int in_step, V* g, int out_step) {
+  const ProductPairs<V> p{h[in_step] + h[2 * in_step], h[2 * in_step] - h[in_step], h[3 * in_step] + h[4 * in_step],
+                          h[3 * in_step] - h[4 * in_step]};
+  g[0] = 0.25f * h[0] - (1.0f / 6) * p.sum12 + (1.0f / 24) * p.sum34;
+  g[out_step] = (1.0f / 6) * p.dif12 + (1.0f / 12) * p.dif34;
+  return p;
+}
+
 // The rest differs by scheme: A^T's rows are the powers 0 .. tile - 1 of
 // the points (infinity's column a one in the last row), G's rows the powers
 // 0 .. taps - 1 over the interpolation's denominators (1/4, -1/6, -1/6,
@@ -107,11 +123,8 @@ struct ThreeTaps {
   // G^T (six products to three filter taps):
   template <class V>
   [[gnu::always_inline]] static void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
-    const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
-    const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
-    g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
-    g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
-    g[2 * out_step] = (1.0f / 6) * (sum34 - sum12) + h[5 * in_step];
+    const ProductPairs<V> p = first_two_taps(h, in_step, g, out_step);
+    g[2 * out_step] = (1.0f / 6) * (p.sum34 - p.sum12) + h[5 * in_step];
   }
 };
 
@@ -152,13 +165,10 @@ struct FiveTaps {
   // G^T (six products to five filter taps):
   template <class V>
   [[gnu::always_inline]] static void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
-    const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
-    const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
-    g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
-    g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
-    g[2 * out_step] = (1.0f / 6) * (sum34 - sum12);
-    g[3 * out_step] = (1.0f / 6) * dif12 + (1.0f / 3) * dif34;
-    g[4 * out_step] = (-1.0f / 6) * sum12 + (2.0f / 3) * sum34 + h[5 * in_step];
+    const ProductPairs<V> p = first_two_taps(h, in_step, g, out_step);
+    g[2 * out_step] = (1.0f / 6) * (p.sum34 - p.sum12);
+    g[3 * out_step] = (1.0f / 6) * p.dif12 + (1.0f / 3) * p.dif34;
+    g[4 * out_step] = (-1.0f / 6) * p.sum12 + (2.0f / 3) * p.sum34 + h[5 * in_step];
   }
 };
 
