@@ -18,7 +18,7 @@ namespace {
 
 using namespace winograd;
 
-// Below this many tiles the transformed filters (36 x c x o floats, made and
+// Below this many tiles the transformed filters (36 or 64 x c x o floats, made and
 // read on every call, and for the weight gradient summed per worker) cost
 // more than the products save: ResNet-18's [32, 512, 4, 4] layers (32
 // tiles) took 1.2 to 4 times as long as oneDNN's direct kernels, its [32,
@@ -63,19 +63,21 @@ void from_channels_last(Runtime& rt, const Tensor& nhwc, Tensor& nchw) {
           nchw.raw_data());
 }
 
-// Tiles per chunk: 36 (six blocks of the products' six rows) kept a 64- or
-// 128-channel chunk's transforms in a core's L2 and ran fastest of 18 to 66,
-// while each block of filters loaded still serves 36 tiles; fewer when a
-// worker would otherwise be left without a chunk.
-int64_t chunk_tiles(int64_t tiles, int workers) {
-  constexpr int64_t kChunkTiles = 36;
+// Tiles per chunk: 36 of 36 positions (six blocks of the products' six
+// rows) kept a 64- or 128-channel chunk's transforms in a core's L2 and ran
+// fastest of 18 to 66, while each block of filters loaded still serves 36
+// tiles; as many tile positions (rounded down to six tiles) with 64
+// positions; fewer when a worker would otherwise be left without a chunk.
+int64_t chunk_tiles(int64_t tiles, int positions, int workers) {
+  constexpr int64_t kChunkTilePositions = 36 * 36;
+  const int64_t most = kChunkTilePositions / positions / 6 * 6;
   const int64_t per_worker = (tiles + workers - 1) / workers;
-  return std::min(kChunkTiles, round_up(per_worker, 6));
+  return std::min(most, round_up(per_worker, 6));
 }
 
 // The packed transforms of f's filters, split over the threads by output.
 Tensor transformed_filters(Runtime& rt, const Filters& f) {
-  Tensor u = rt.empty(Shape{kPositions, f.out_padded, f.in_padded});
+  Tensor u = rt.empty(Shape{positions_of(f.taps), f.out_padded, f.in_padded});
   float* data = u.data<float>();
   rt.thread_pool().parallel_for(f.out_padded / kBlock, 1, [&](int64_t begin, int64_t end) {
     transform_filters(f, begin * kBlock, end * kBlock, data);
@@ -88,10 +90,10 @@ Tensor transformed_filters(Runtime& rt, const Filters& f) {
 void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, const Tensor& u, int64_t out,
                    const Tensor& bias, Tensor& y) {
   ThreadPool& pool = rt.thread_pool();
-  const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, pool.num_workers());
+  const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, t.positions(), pool.num_workers());
   const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
   const int64_t workers = std::min<int64_t>(pool.num_workers(), chunks);
-  const Chunk largest(0, per_chunk);
+  const Chunk largest(0, per_chunk, t.positions());
   const int64_t v_size = largest.size(in), m_size = largest.size(out);
   const Tensor scratch = rt.empty(Shape{workers, v_size + m_size});
   const Tensor no_input = rt.full(Shape{in}, 0.0);
@@ -102,7 +104,7 @@ void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, co
       float* v = scratch.data<float>() + worker * (v_size + m_size);
       float* m = v + v_size;
       for (int64_t c = next++; c < chunks; c = next++) {
-        const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk));
+        const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk), t.positions());
         transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
         multiply_tiles(v, u.data<float>(), chunk, in, out, m);
         transform_output(t, m, out, bias_data, chunk, y.data<float>());
@@ -161,13 +163,13 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
   const int64_t in = padded(g.c), out = padded(g.o);
   const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow, taps_of(g)};
   const Tensor x = channels_last(rt, input), dy = channels_last(rt, grad_output);
-  const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, pool.num_workers());
+  const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, t.positions(), pool.num_workers());
   const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
   // Each worker sums its own share of the chunks, always the same share, so
   // the gradient is the same from run to run; the shares are added at the end.
   const int parts = int(std::min<int64_t>(pool.num_workers(), chunks));
-  const int64_t part_size = kPositions * in * out;
-  const Chunk largest(0, per_chunk);
+  const int64_t part_size = t.positions() * in * out;
+  const Chunk largest(0, per_chunk, t.positions());
   const int64_t v_size = largest.size(in), m_size = largest.size(out);
   const Tensor products = rt.full(Shape{parts * part_size}, 0.0);
   const Tensor scratch = rt.empty(Shape{parts, v_size + m_size});
@@ -177,7 +179,7 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
       float* v = scratch.data<float>() + part * (v_size + m_size);
       float* m = v + v_size;
       for (int64_t c = part * chunks / parts; c < (part + 1) * chunks / parts; ++c) {
-        const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk));
+        const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk), t.positions());
         transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
         transform_grad_output(t, dy.data<float>(), out, no_input.data<float>(), chunk, m);
         accumulate_weight_products(v, m, chunk, in, out, products.data<float>() + part * part_size);

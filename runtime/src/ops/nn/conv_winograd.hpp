@@ -1,17 +1,17 @@
 // 3x3 and 5x5 stride-1 f32 convolutions (ResNet's, VGG's; LeNet's and the
-// Fashion-MNIST network's) by Winograd's F(4x4, 3x3) and F(2x2, 5x5) on CPUs
+// Fashion-MNIST network's) by Winograd's F(4x4, 3x3) and F(4x4, 5x5) on CPUs
 // with AVX2 but not AVX-512. oneDNN 2.6 has Winograd kernels for 3x3 on
 // AVX-512 only (kiln lets it pick them there, conv_dnnl.cpp); on AVX2 its
 // direct kernels already run at about 80% of the machine's peak, so the only
-// way to go faster is to do fewer multiplications: 36 per 6x6 input patch
-// and channel pair, where the direct form takes 144 for the 4x4 outputs of
-// a 3x3 filter and 100 for the 2x2 outputs of a 5x5 one. All three passes
-// take this path (the input gradient is the forward convolution of the
-// output gradient with the filters rotated and transposed; the weight
-// gradient multiplies the transforms of input and output gradient). The
-// largest error against f64 is up to about 1e-5 of the largest value
-// (3.5e-6 to 8.5e-6 on the conv2d tests' shapes), a few times the direct
-// kernels'; `direct_convolutions` in the runtime options keeps oneDNN's.
+// way to go faster is to do fewer multiplications: per channel pair and 4x4
+// block of outputs, 36 where the direct form takes 144 (3x3 filters) and 64
+// where it takes 400 (5x5). All three passes take this path (the input
+// gradient is the forward convolution of the output gradient with the
+// filters rotated and transposed; the weight gradient multiplies the
+// transforms of input and output gradient). The largest error against f64
+// is up to about 1e-5 of the largest value (3e-6 to 8.5e-6 on the conv2d tests'
+// shapes), a few times the direct kernels'; `direct_convolutions` in the
+// runtime options keeps oneDNN's.
 #pragma once
 
 #include "conv_geometry.hpp"

@@ -1,4 +1,4 @@
-// The vector loops of Winograd's F(4x4, 3x3) and F(2x2, 5x5)
+// The vector loops of Winograd's F(4x4, 3x3) and F(4x4, 5x5)
 // (conv_winograd_kernels.hpp): every transform runs eight channels at a time
 // (the filters' sixteen), and each product keeps a 6 x 16 block of its result in twelve accumulators
 // while the shared operand streams past. Compiled for AVX2 with FMA, which
@@ -34,58 +34,43 @@ struct TileAt {
 TileAt tile_at(const Tiling& t, int64_t index) {
   const int64_t tiles_w = t.tiles_w(), tiles_h = t.tiles_h();
   const int64_t rest = index / tiles_w;
-  return {rest / tiles_h, t.tile() * (rest % tiles_h), t.tile() * (index % tiles_w)};
+  return {rest / tiles_h, kTile * (rest % tiles_h), kTile * (index % tiles_w)};
 }
 
-// The extra rows of a chunk's transforms [36][rows][channels] are zero, so
+// The extra rows of a chunk's transforms [P][rows][channels] are zero, so
 // they add nothing to a weight gradient.
 void zero_extra_rows(const Chunk& c, int64_t channels, float* v) {
   if (c.rows == c.count) return;
-  for (int p = 0; p < kPositions; ++p)
+  for (int p = 0; p < c.positions; ++p)
     std::memset(v + p * c.position_stride(channels) + c.count * channels, 0,
                 size_t((c.rows - c.count) * channels) * sizeof(float));
 }
 
-// The one-dimensional transforms, on six (or fewer) values `step` apart;
-// the two-dimensional ones apply them down the columns, then along the rows.
-// B^T (inputs), the same for both schemes:
-template <class V>
-[[gnu::always_inline]] inline void input_1d(const V* d, int step, V* t) {
-  const V a = d[4 * step] - 4.0f * d[2 * step], b = d[3 * step] - 4.0f * d[step];
-  const V c = d[4 * step] - d[2 * step], e = 2.0f * (d[3 * step] - d[step]);
-  t[0] = 4.0f * d[0] - 5.0f * d[2 * step] + d[4 * step];
-  t[step] = a + b;
-  t[2 * step] = a - b;
-  t[3 * step] = c + e;
-  t[4 * step] = c - e;
-  t[5 * step] = 4.0f * d[step] - 5.0f * d[3 * step] + d[5 * step];
-}
+// A scheme's one-dimensional transforms, on values `step` apart (`in_step`
+// and `out_step` where input and output differ); the two-dimensional ones
+// apply them down the columns, then along the rows. A^T's rows are the
+// powers 0 .. 3 of the points (infinity's column a one in the last row),
+// G's rows the powers 0 .. taps - 1 over the interpolation's denominators
+// (infinity's row picks the last tap), B^T's rows the coefficients of the
+// products of (x - point) over all points but one.
 
-// G^T's first two rows (taps 0 and 1) are the same in both schemes (the
-// same points and denominators). They take the sums and differences of
-// products 1, 2 and 3, 4, which the later rows take too.
-template <class V>
-struct ProductPairs {
-  V sum12, dif12, sum34, dif34;
-};
-template <class V>
-[[gnu::always_inline]] inline ProductPairs<V> first_two_taps(const V* h, int in_step, V* g, int out_step) {
-  const ProductPairs<V> p{h[in_step] + h[2 * in_step], h[2 * in_step] - h[in_step], h[3 * in_step] + h[4 * in_step],
-                          h[3 * in_step] - h[4 * in_step]};
-  g[0] = 0.25f * h[0] - (1.0f / 6) * p.sum12 + (1.0f / 24) * p.sum34;
-  g[out_step] = (1.0f / 6) * p.dif12 + (1.0f / 12) * p.dif34;
-  return p;
-}
-
-// The rest differs by scheme: A^T's rows are the powers 0 .. tile - 1 of
-// the points (infinity's column a one in the last row), G's rows the powers
-// 0 .. taps - 1 over the interpolation's denominators (1/4, -1/6, -1/6,
-// 1/24, 1/24; infinity's row picks the last tap).
-
-// F(4x4, 3x3).
+// F(4x4, 3x3): points 0, 1, -1, 2, -2 and infinity; denominators 1/4, -1/6,
+// -1/6, 1/24, 1/24.
 struct ThreeTaps {
-  static constexpr int kTaps = 3, kTile = 4;
+  static constexpr int kTaps = 3, kPatch = patch_of(kTaps), kPositions = kPatch * kPatch;
 
+  // B^T (six inputs):
+  template <class V>
+  [[gnu::always_inline]] static void input_1d(const V* d, int step, V* t) {
+    const V a = d[4 * step] - 4.0f * d[2 * step], b = d[3 * step] - 4.0f * d[step];
+    const V c = d[4 * step] - d[2 * step], e = 2.0f * (d[3 * step] - d[step]);
+    t[0] = 4.0f * d[0] - 5.0f * d[2 * step] + d[4 * step];
+    t[step] = a + b;
+    t[2 * step] = a - b;
+    t[3 * step] = c + e;
+    t[4 * step] = c - e;
+    t[5 * step] = 4.0f * d[step] - 5.0f * d[3 * step] + d[5 * step];
+  }
   // A^T (six products to four outputs):
   template <class V>
   [[gnu::always_inline]] static void output_1d(const V* m, int in_step, V* y, int out_step) {
@@ -123,52 +108,91 @@ struct ThreeTaps {
   // G^T (six products to three filter taps):
   template <class V>
   [[gnu::always_inline]] static void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
-    const ProductPairs<V> p = first_two_taps(h, in_step, g, out_step);
-    g[2 * out_step] = (1.0f / 6) * (p.sum34 - p.sum12) + h[5 * in_step];
+    const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[2 * in_step] - h[in_step];
+    const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
+    g[0] = 0.25f * h[0] - (1.0f / 6) * sum12 + (1.0f / 24) * sum34;
+    g[out_step] = (1.0f / 6) * dif12 + (1.0f / 12) * dif34;
+    g[2 * out_step] = (1.0f / 6) * (sum34 - sum12) + h[5 * in_step];
   }
 };
 
-// F(2x2, 5x5).
+// F(4x4, 5x5): points 0, 1, -1, 2, -2, 1/2, -1/2 and infinity; denominators
+// 1 (B^T's first row and G's taken with the opposite sign), -2/9, -2/9,
+// 1/90, 1/90, 32/45, 32/45.
 struct FiveTaps {
-  static constexpr int kTaps = 5, kTile = 2;
+  static constexpr int kTaps = 5, kPatch = patch_of(kTaps), kPositions = kPatch * kPatch;
 
-  // A^T (six products to two outputs):
+  // B^T (eight inputs):
+  template <class V>
+  [[gnu::always_inline]] static void input_1d(const V* d, int step, V* t) {
+    const V d1 = d[step], d2 = d[2 * step], d3 = d[3 * step], d4 = d[4 * step], d5 = d[5 * step];
+    const V d6 = d[6 * step];
+    const V even1 = d2 + d6 - 4.25f * d4, odd1 = d1 + d5 - 4.25f * d3;
+    const V even2 = 0.25f * d2 - 1.25f * d4 + d6, odd2 = 0.5f * d1 - 2.5f * d3 + 2.0f * d5;
+    const V even3 = 4.0f * d2 - 5.0f * d4 + d6, odd3 = 2.0f * d1 - 2.5f * d3 + 0.5f * d5;
+    t[0] = d[0] - d6 + 5.25f * (d4 - d2);
+    t[step] = even1 + odd1;
+    t[2 * step] = even1 - odd1;
+    t[3 * step] = even2 + odd2;
+    t[4 * step] = even2 - odd2;
+    t[5 * step] = even3 + odd3;
+    t[6 * step] = even3 - odd3;
+    t[7 * step] = d[7 * step] - d1 + 5.25f * (d3 - d5);
+  }
+  // A^T (eight products to four outputs):
   template <class V>
   [[gnu::always_inline]] static void output_1d(const V* m, int in_step, V* y, int out_step) {
-    y[0] = m[0] + (m[in_step] + m[2 * in_step]) + (m[3 * in_step] + m[4 * in_step]);
-    y[out_step] = (m[in_step] - m[2 * in_step]) + 2.0f * (m[3 * in_step] - m[4 * in_step]) + m[5 * in_step];
+    const V sum12 = m[in_step] + m[2 * in_step], dif12 = m[in_step] - m[2 * in_step];
+    const V sum34 = m[3 * in_step] + m[4 * in_step], dif34 = m[3 * in_step] - m[4 * in_step];
+    const V sum56 = m[5 * in_step] + m[6 * in_step], dif56 = m[5 * in_step] - m[6 * in_step];
+    y[0] = m[0] + sum12 + sum34 + sum56;
+    y[out_step] = dif12 + 2.0f * dif34 + 0.5f * dif56;
+    y[2 * out_step] = sum12 + 4.0f * sum34 + 0.25f * sum56;
+    y[3 * out_step] = dif12 + 8.0f * dif34 + 0.125f * dif56 + m[7 * in_step];
   }
-  // A (two output gradients to six):
+  // A (four output gradients to eight):
   template <class V>
   [[gnu::always_inline]] static void grad_output_1d(const V* e, int in_step, V* h, int out_step) {
-    const V twice = 2.0f * e[in_step];
-    h[0] = e[0];
-    h[out_step] = e[0] + e[in_step];
-    h[2 * out_step] = e[0] - e[in_step];
-    h[3 * out_step] = e[0] + twice;
-    h[4 * out_step] = e[0] - twice;
-    h[5 * out_step] = e[in_step];
+    const V e0 = e[0], e1 = e[in_step], e2 = e[2 * in_step], e3 = e[3 * in_step];
+    const V even = e0 + e2, odd = e1 + e3;
+    const V even4 = e0 + 4.0f * e2, odd2 = 2.0f * e1 + 8.0f * e3;
+    const V even_quarter = e0 + 0.25f * e2, odd_half = 0.5f * e1 + 0.125f * e3;
+    h[0] = e0;
+    h[out_step] = even + odd;
+    h[2 * out_step] = even - odd;
+    h[3 * out_step] = even4 + odd2;
+    h[4 * out_step] = even4 - odd2;
+    h[5 * out_step] = even_quarter + odd_half;
+    h[6 * out_step] = even_quarter - odd_half;
+    h[7 * out_step] = e3;
   }
-  // G (five filter taps to six):
+  // G (five filter taps to eight):
   template <class V>
   [[gnu::always_inline]] static void filter_1d(const V* g, int in_step, V* u, int out_step) {
     const V g0 = g[0], g1 = g[in_step], g2 = g[2 * in_step], g3 = g[3 * in_step], g4 = g[4 * in_step];
     const V even = g0 + g2 + g4, odd = g1 + g3;
     const V even4 = g0 + 4.0f * g2 + 16.0f * g4, odd2 = 2.0f * g1 + 8.0f * g3;
-    u[0] = 0.25f * g0;
-    u[out_step] = (-1.0f / 6) * (even + odd);
-    u[2 * out_step] = (-1.0f / 6) * (even - odd);
-    u[3 * out_step] = (1.0f / 24) * (even4 + odd2);
-    u[4 * out_step] = (1.0f / 24) * (even4 - odd2);
-    u[5 * out_step] = g4;
+    const V even_half = 16.0f * g0 + 4.0f * g2 + g4, odd_half = 8.0f * g1 + 2.0f * g3;
+    u[0] = g0;
+    u[out_step] = (-2.0f / 9) * (even + odd);
+    u[2 * out_step] = (-2.0f / 9) * (even - odd);
+    u[3 * out_step] = (1.0f / 90) * (even4 + odd2);
+    u[4 * out_step] = (1.0f / 90) * (even4 - odd2);
+    u[5 * out_step] = (2.0f / 45) * (even_half + odd_half);
+    u[6 * out_step] = (2.0f / 45) * (even_half - odd_half);
+    u[7 * out_step] = g4;
   }
-  // G^T (six products to five filter taps):
+  // G^T (eight products to five filter taps):
   template <class V>
   [[gnu::always_inline]] static void filter_grad_1d(const V* h, int in_step, V* g, int out_step) {
-    const ProductPairs<V> p = first_two_taps(h, in_step, g, out_step);
-    g[2 * out_step] = (1.0f / 6) * (p.sum34 - p.sum12);
-    g[3 * out_step] = (1.0f / 6) * p.dif12 + (1.0f / 3) * p.dif34;
-    g[4 * out_step] = (-1.0f / 6) * p.sum12 + (2.0f / 3) * p.sum34 + h[5 * in_step];
+    const V sum12 = h[in_step] + h[2 * in_step], dif12 = h[in_step] - h[2 * in_step];
+    const V sum34 = h[3 * in_step] + h[4 * in_step], dif34 = h[3 * in_step] - h[4 * in_step];
+    const V sum56 = h[5 * in_step] + h[6 * in_step], dif56 = h[5 * in_step] - h[6 * in_step];
+    g[0] = h[0] - (2.0f / 9) * sum12 + (1.0f / 90) * sum34 + (32.0f / 45) * sum56;
+    g[out_step] = (-2.0f / 9) * dif12 + (1.0f / 45) * dif34 + (16.0f / 45) * dif56;
+    g[2 * out_step] = (-2.0f / 9) * sum12 + (2.0f / 45) * sum34 + (8.0f / 45) * sum56;
+    g[3 * out_step] = (-2.0f / 9) * dif12 + (4.0f / 45) * dif34 + (4.0f / 45) * dif56;
+    g[4 * out_step] = (-2.0f / 9) * sum12 + (8.0f / 45) * sum34 + (2.0f / 45) * sum56 + h[7 * in_step];
   }
 };
 
@@ -218,9 +242,35 @@ template <class Block>
 // The scheme's transforms of whole chunks (and of filters), which the
 // functions of the header choose between by the filters' taps.
 template <class S>
+KILN_WINOGRAD_ISA void input_tiles(const Tiling& t, const float* x, int64_t channels, const float* zeros,
+                                   const Chunk& c, float* v) {
+  constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
+  const int64_t plane = c.position_stride(channels);
+  for (int64_t r = 0; r < c.count; ++r) {
+    const TileAt at = tile_at(t, c.first + r);
+    const float* patch[kPositions];
+    for (int i = 0; i < kPatch; ++i)
+      for (int j = 0; j < kPatch; ++j) {
+        const int64_t y = at.y0 - t.pad_h + i, x_ = at.x0 - t.pad_w + j;
+        const bool inside = y >= 0 && y < t.h && x_ >= 0 && x_ < t.w;
+        patch[i * kPatch + j] = inside ? x + ((at.n * t.h + y) * t.w + x_) * channels : zeros;
+      }
+    float* out = v + r * channels;
+    for (int64_t ch = 0; ch < channels; ch += 8) {
+      Lanes8 d[kPositions], s[kPositions];
+      for (int k = 0; k < kPositions; ++k) load8(d[k], patch[k] + ch);
+      for (int j = 0; j < kPatch; ++j) S::input_1d(d + j, kPatch, s + j);                 // B^T d
+      for (int i = 0; i < kPatch; ++i) S::input_1d(s + i * kPatch, 1, d + i * kPatch);  // (B^T d) B
+      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, d[k]);
+    }
+  }
+  zero_extra_rows(c, channels, v);
+}
+
+template <class S>
 KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t channels, const float* bias,
                                     const Chunk& c, float* y) {
-  constexpr int kTile = S::kTile;
+  constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
@@ -242,7 +292,7 @@ KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t cha
 template <class S>
 KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64_t channels, const float* zeros,
                                          const Chunk& c, float* m) {
-  constexpr int kTile = S::kTile;
+  constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
@@ -255,11 +305,11 @@ KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64
       }
     float* out = m + r * channels;
     for (int64_t ch = 0; ch < channels; ch += 8) {
-      Lanes8 e[kTile * kTile], h[kPatch * kTile], k6[kPositions];
-      for (int k = 0; k < kTile * kTile; ++k) load8(e[k], grad[k] + ch);
-      for (int j = 0; j < kTile; ++j) S::grad_output_1d(e + j, kTile, h + j, kTile);          // A dy
-      for (int i = 0; i < kPatch; ++i) S::grad_output_1d(h + i * kTile, 1, k6 + i * kPatch, 1);  // (A dy) A^T
-      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, k6[k]);
+      Lanes8 e[kTile * kTile], h[kPatch * kTile], k[kPositions];
+      for (int i = 0; i < kTile * kTile; ++i) load8(e[i], grad[i] + ch);
+      for (int j = 0; j < kTile; ++j) S::grad_output_1d(e + j, kTile, h + j, kTile);         // A dy
+      for (int i = 0; i < kPatch; ++i) S::grad_output_1d(h + i * kTile, 1, k + i * kPatch, 1);  // (A dy) A^T
+      for (int i = 0; i < kPositions; ++i) store8(out + i * plane + ch, k[i]);
     }
   }
   zero_extra_rows(c, channels, m);
@@ -267,7 +317,7 @@ KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64
 
 template <class S>
 KILN_WINOGRAD_ISA void filter_transforms(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
-  constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps;
+  constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps, kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t blocks = f.out_padded / kBlock, plane = blocks * f.in_padded * kBlock;
   for (int64_t ob = first_out / kBlock; ob < last_out / kBlock; ++ob)
     for (int64_t i = 0; i < f.in_padded; ++i) {
@@ -278,7 +328,7 @@ KILN_WINOGRAD_ISA void filter_transforms(const Filters& f, int64_t first_out, in
         const float* taps = f.flipped ? f.w + (i * f.outs + o) * kArea : f.w + (o * f.ins + i) * kArea;
         for (int k = 0; k < kArea; ++k) g[k][l] = taps[f.flipped ? kArea - 1 - k : k];
       }
-      for (int j = 0; j < kTaps; ++j) S::filter_1d(g + j, kTaps, t + j, kTaps);                // G g
+      for (int j = 0; j < kTaps; ++j) S::filter_1d(g + j, kTaps, t + j, kTaps);            // G g
       for (int r = 0; r < kPatch; ++r) S::filter_1d(t + kTaps * r, 1, w + r * kPatch, 1);  // (G g) G^T
       float* at = u + (ob * f.in_padded + i) * kBlock;
       for (int k = 0; k < kPositions; ++k) std::memcpy(at + k * plane, &w[k], sizeof w[k]);
@@ -288,7 +338,7 @@ KILN_WINOGRAD_ISA void filter_transforms(const Filters& f, int64_t first_out, in
 template <class S>
 KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out,
                                            int64_t last_out, float* dw) {
-  constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps;
+  constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps, kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = p.in_padded * p.out_padded;
   for (int64_t o0 = first_out; o0 < last_out; o0 += kBlock)
     for (int64_t i = 0; i < ins; ++i) {
@@ -301,7 +351,7 @@ KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int6
           d[k] += x;
         }
       }
-      for (int j = 0; j < kPatch; ++j) S::filter_grad_1d(d + j, kPatch, s + j, kPatch);     // G^T d
+      for (int j = 0; j < kPatch; ++j) S::filter_grad_1d(d + j, kPatch, s + j, kPatch);       // G^T d
       for (int r = 0; r < kTaps; ++r) S::filter_grad_1d(s + r * kPatch, 1, g + kTaps * r, 1);  // (G^T d) G
       for (int64_t o = o0; o < std::min(o0 + kBlock, outs); ++o)
         for (int k = 0; k < kArea; ++k) dw[(o * ins + i) * kArea + k] = g[k][o - o0];
@@ -310,34 +360,10 @@ KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int6
 
 }  // namespace
 
-KILN_WINOGRAD_ISA void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros,
-                                       const Chunk& c, float* v) {
-  const int64_t plane = c.position_stride(channels);
-  for (int64_t r = 0; r < c.count; ++r) {
-    const TileAt at = tile_at(t, c.first + r);
-    const float* patch[kPositions];
-    for (int i = 0; i < kPatch; ++i)
-      for (int j = 0; j < kPatch; ++j) {
-        const int64_t y = at.y0 - t.pad_h + i, x_ = at.x0 - t.pad_w + j;
-        const bool inside = y >= 0 && y < t.h && x_ >= 0 && x_ < t.w;
-        patch[i * kPatch + j] = inside ? x + ((at.n * t.h + y) * t.w + x_) * channels : zeros;
-      }
-    float* out = v + r * channels;
-    for (int64_t ch = 0; ch < channels; ch += 8) {
-      Lanes8 d[kPositions], s[kPositions];
-      for (int k = 0; k < kPositions; ++k) load8(d[k], patch[k] + ch);
-      for (int j = 0; j < kPatch; ++j) input_1d(d + j, kPatch, s + j);  // B^T d
-      for (int i = 0; i < kPatch; ++i) input_1d(s + i * kPatch, 1, d + i * kPatch);  // (B^T d) B
-      for (int k = 0; k < kPositions; ++k) store8(out + k * plane + ch, d[k]);
-    }
-  }
-  zero_extra_rows(c, channels, v);
-}
-
 KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
                                       float* m) {
   const int64_t blocks = out / kBlock;
-  for (int p = 0; p < kPositions; ++p) {
+  for (int p = 0; p < c.positions; ++p) {
     const float* vp = v + p * c.position_stride(in);
     float* mp = m + p * c.position_stride(out);
     for (int64_t ob = 0; ob < blocks; ++ob) {
@@ -351,7 +377,7 @@ KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chun
 
 KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m, const Chunk& c, int64_t in,
                                                   int64_t out, float* du) {
-  for (int p = 0; p < kPositions; ++p) {
+  for (int p = 0; p < c.positions; ++p) {
     const float* vp = v + p * c.position_stride(in);
     const float* mp = m + p * c.position_stride(out);
     float* dp = du + p * in * out;
@@ -360,6 +386,11 @@ KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m
         block_product<R, true>(c.rows, vp + i, 1, in, mp + o, out, dp + i * out + o, out);
       });
   }
+}
+
+void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros, const Chunk& c,
+                     float* v) {
+  (t.taps == 3 ? input_tiles<ThreeTaps> : input_tiles<FiveTaps>)(t, x, channels, zeros, c, v);
 }
 
 void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias, const Chunk& c,

@@ -1,21 +1,21 @@
-// The pieces of Winograd's F(4x4, 3x3) and F(2x2, 5x5) convolutions
-// (conv_winograd.hpp): each block of outputs ("tile", 4x4 or 2x2) is
-// computed from its 6x6 input patch d and the filter g (3x3 or 5x5) as
-// Y = A^T [(G g G^T) . (B^T d B)] A  (Lavin and Gray's construction, both
-// interpolating at 0, +-1, +-2 and infinity, so that B^T is the same matrix
-// for both): 36 multiplications per channel pair where the direct form
-// takes 144 (4x4 outputs of 3x3 filters) or 100 (2x2 outputs of 5x5). Over
-// a chunk of tiles, each of the 36 positions of the 6x6 transforms is a
-// matrix product over the channels, which is where the time goes.
+// The pieces of Winograd's F(4x4, 3x3) and F(4x4, 5x5) convolutions
+// (conv_winograd.hpp): each 4x4 block of outputs ("tile") is computed from
+// its input patch d (6x6 for 3x3 filters, 8x8 for 5x5) and the filter g as
+// Y = A^T [(G g G^T) . (B^T d B)] A  (Lavin and Gray's construction,
+// interpolating at 0, +-1, +-2 and infinity, and at +-1/2 too for 5x5): 36
+// multiplications per channel pair where the direct form takes 144 (3x3),
+// 64 where it takes 400 (5x5). Over a chunk of tiles, each position of the
+// transforms is a matrix product over the channels, which is where the time
+// goes.
 //
 // Layouts (channels padded to kBlock with zeros, so every loop runs whole
-// vectors):
+// vectors; P the positions, 36 or 64):
 //   images      [n, h, w, channels]                    (channels-last)
-//   transforms  [36][rows][channels]   a chunk's tiles, rows = count rounded
+//   transforms  [P][rows][channels]    a chunk's tiles, rows = count rounded
 //                                      up to even, the extra rows zero; the
 //                                      positions Chunk::position_stride apart
-//   filters     [36][out / kBlock][in][kBlock]         (G g G^T, packed)
-//   products    [36][in][out]                          (weight gradient)
+//   filters     [P][out / kBlock][in][kBlock]          (G g G^T, packed)
+//   products    [P][in][out]                           (weight gradient)
 //
 // The vector functions run in AVX2 with FMA (the only CPUs kiln runs this on:
 // oneDNN has its own Winograd kernels for AVX-512), the filter transforms
@@ -26,9 +26,13 @@
 
 namespace kiln::nn::winograd {
 
-constexpr int kPatch = 6;       // inputs per side of a tile's patch
-constexpr int kPositions = 36;  // kPatch x kPatch
-constexpr int kBlock = 16;      // output channels per product block; channel padding
+constexpr int kTile = 4;    // outputs per side of a tile
+constexpr int kBlock = 16;  // output channels per product block; channel padding
+
+// Inputs per side of a tile's patch for filters of `taps` per side (3 or 5),
+// and the positions of its transforms.
+constexpr int patch_of(int taps) { return kTile + taps - 1; }
+constexpr int positions_of(int taps) { return patch_of(taps) * patch_of(taps); }
 
 inline int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
@@ -40,25 +44,27 @@ struct Tiling {
   int64_t n, h, w, pad_h, pad_w, out_h, out_w;
   int taps;
 
-  // Outputs per side of a tile: 4 for 3 taps, 2 for 5.
-  int64_t tile() const { return kPatch + 1 - taps; }
-  int64_t tiles_h() const { return (out_h + tile() - 1) / tile(); }
-  int64_t tiles_w() const { return (out_w + tile() - 1) / tile(); }
+  int64_t tiles_h() const { return (out_h + kTile - 1) / kTile; }
+  int64_t tiles_w() const { return (out_w + kTile - 1) / kTile; }
   int64_t count() const { return n * tiles_h() * tiles_w(); }
+  int positions() const { return positions_of(taps); }
 };
 
-// Tiles [first, first + count) in image order, held in `rows` rows.
+// Tiles [first, first + count) in image order, held in `rows` rows of
+// transforms with `positions` positions.
 struct Chunk {
   int64_t first, count, rows;
+  int positions;
 
-  Chunk(int64_t first_tile, int64_t tiles) : first(first_tile), count(tiles), rows(round_up(tiles, 2)) {}
+  Chunk(int64_t first_tile, int64_t tiles, int transform_positions)
+      : first(first_tile), count(tiles), rows(round_up(tiles, 2)), positions(transform_positions) {}
 
   // Floats between the positions of a transform of `channels` channels: one
-  // cache line more than its rows take, so that the 36 positions of a tile
+  // cache line more than its rows take, so that the positions of a tile
   // (written and read together) do not fall into the same few cache sets.
   int64_t position_stride(int64_t channels) const { return rows * channels + kBlock; }
   // Floats of a whole transform.
-  int64_t size(int64_t channels) const { return kPositions * position_stride(channels); }
+  int64_t size(int64_t channels) const { return positions * position_stride(channels); }
 };
 
 // v = B^T d B of each tile's input patch; `zeros` holds `channels` zeros
