@@ -151,8 +151,8 @@ KILN_API kiln_status kiln_manual_seed(kiln_runtime* rt, uint64_t seed);
  * reserved_bytes stays above current_bytes until kiln_memory_empty_cache.
  * The GPU's carves blocks from segments (requests rounded up to 512 bytes);
  * the CPU's keeps freed blocks of 32 KiB or more whole, for the next request
- * of the same size, and never more of them than the most bytes that were in
- * use at once (smaller blocks go straight back to malloc). The fields after
+ * of the same size, and never more of them than twice the most bytes that
+ * were in use at once (smaller blocks go straight back to malloc). The fields after
  * num_frees describe the cache; for the CPU, num_reserves and num_releases
  * count its blocks taken from and given back to the system. */
 typedef struct kiln_memory_stats {

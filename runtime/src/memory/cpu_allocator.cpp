@@ -29,6 +29,14 @@ namespace {
 
 constexpr size_t kHeader = kCpuAlignment;
 
+// The cache's bound, in multiples of the most bytes ever in use at once. A
+// repeated step's distinct block sizes can add up to more than its peak:
+// evaluating 1000 Fashion-MNIST images frees and asks again for 408 MB of
+// blocks while at most 231 MB are in use. With the bound at one peak, 180 MB
+// of them went back to the system and were faulted in afresh every batch
+// (evaluation 2.0 s instead of 1.4 s).
+constexpr int64_t kCachedPeaks = 2;
+
 size_t aligned_size(size_t bytes) { return (bytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment; }
 
 void* user_memory(void* block) { return static_cast<char*>(block) + kHeader; }
@@ -149,7 +157,7 @@ void CpuAllocator::release(void* ctx, void* /*ptr*/) {
   owner->stats_.on_free(int64_t(block->bytes));
   const size_t size = aligned_size(block->bytes);
   std::lock_guard lock(owner->cache_mutex_);
-  if (size >= kCpuCachedMin && owner->cached_bytes_ + int64_t(size) <= owner->high_water_) {
+  if (size >= kCpuCachedMin && owner->cached_bytes_ + int64_t(size) <= kCachedPeaks * owner->high_water_) {
     try {
       owner->cached_[size].push_back(block);
       owner->cached_bytes_ += int64_t(size);

@@ -8,8 +8,9 @@
 // on a new megabyte more than its arithmetic). Smaller blocks go straight to
 // malloc, which keeps them in its heap anyway.
 //
-// The free blocks cached at once never exceed the most bytes that were ever
-// in use together, so caching at most doubles what a run holds from the
+// The free blocks cached at once never exceed twice the most bytes that
+// were ever in use together (a step's distinct sizes can add up to more
+// than its peak), so caching at most triples what a run holds from the
 // system; empty_cache() gives them all back.
 //
 // An optional cap makes running out of memory happen where a host chooses
