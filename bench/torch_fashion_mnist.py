@@ -1,8 +1,8 @@
 """PyTorch reference for kiln's Fashion-MNIST training throughput.
 
 Trains the classic Fashion-MNIST network (the one examples/fashion_mnist.lua
-trains: conv 5x5x32 pad 2, ReLU, max-pool 2, conv 5x5x64 pad 2, ReLU, max-pool
-2, dense 1024, ReLU, dense 10) with SGD (momentum 0.9, nesterov) at batch 64
+trains: conv 5x5x32 pad 2, max-pool 2, ReLU, conv 5x5x64 pad 2, max-pool 2,
+ReLU, dense 1024, ReLU, dense 10) with SGD (momentum 0.9, nesterov) at batch 64
 on the real training images, and prints the median training throughput
 (samples/s) over several timed windows, plus the time of one evaluation pass
 over the test set.
@@ -37,8 +37,8 @@ def read_idx(path):
 
 def network():
     return nn.Sequential(
-        nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(1, 32, 5, padding=2), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Conv2d(32, 64, 5, padding=2), nn.MaxPool2d(2), nn.ReLU(),
         nn.Flatten(), nn.Linear(3136, 1024), nn.ReLU(), nn.Linear(1024, 10))
 
 

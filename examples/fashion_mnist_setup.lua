@@ -52,12 +52,16 @@ end
 
 -- Two 5x5 convolutions with max pooling, then two fully connected layers.
 -- The images come as [N, 28, 28]; the first op gives them their one channel.
+-- Each pooling comes before its ReLU, as in PyTorch's MNIST example: the
+-- same function and gradients as the other order (the largest of a window
+-- is positive exactly when the largest of its ReLUs is), with the ReLU and
+-- its backward on a quarter of the values.
 function setup.classic_network(kiln)
   local nn = kiln.nn
   return nn.Sequential {
     nn.op("reshape", { shape = { -1, 1, 28, 28 } }),
-    nn.Conv2d(1, 32, 5, { padding = 2 }), nn.ReLU(), nn.MaxPool2d(2),
-    nn.Conv2d(32, 64, 5, { padding = 2 }), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Conv2d(1, 32, 5, { padding = 2 }), nn.MaxPool2d(2), nn.ReLU(),
+    nn.Conv2d(32, 64, 5, { padding = 2 }), nn.MaxPool2d(2), nn.ReLU(),
     nn.Flatten(),
     nn.Linear(3136, 1024), nn.ReLU(),
     nn.Linear(1024, 10),
