@@ -1,5 +1,5 @@
-// The Winograd convolutions' driver: channels-last copies of the operands
-// (oneDNN reorders), the filter transforms, and the tiles split into chunks
+// The Winograd convolutions' driver: channels-last copies of the operands,
+// the filter transforms, and the tiles split into chunks
 // over the runtime's threads. A chunk is transformed, multiplied and
 // transformed back while its transforms are still in the core's caches.
 #include "conv_winograd.hpp"
@@ -9,9 +9,8 @@
 #include <cstring>
 
 #include "conv_winograd_kernels.hpp"
-#include "dnnl_helpers.hpp"
+#include "kiln/kernels/cpu/strided.hpp"
 #include "kiln/kernels/cpu/vector_isa.hpp"
-#include "kiln/util/str_cat.hpp"
 
 namespace kiln::nn {
 namespace {
@@ -28,39 +27,34 @@ constexpr int64_t kFewestTiles = 128;
 // Channel counts are padded to whole product blocks.
 int64_t padded(int64_t channels) { return round_up(channels, kBlock); }
 
-// The channels-last layout [n, h, w, padded(c)] of an NCHW shape, as oneDNN
-// sees it: the same dims with other strides.
-dnnl::memory::desc channels_last_desc(const Shape& nchw) {
-  const int64_t c = nchw[1], h = nchw[2], w = nchw[3], cp = padded(c);
-  return dnnl::memory::desc({nchw[0], c, h, w}, dnnl::memory::data_type::f32, {h * w * cp, 1, w * cp, cp});
-}
+// The images of an NCHW shape, with their channels padded.
+Planes planes_of(const Shape& nchw) { return {nchw[0], nchw[1], nchw[2], nchw[3], padded(nchw[1])}; }
 
-// Copies `from` into `to` (same dims, other layouts) with a cached reorder.
-void reorder(Runtime& rt, const std::string& key, const dnnl::memory::desc& from, const void* from_data,
-             const dnnl::memory::desc& to, void* to_data) {
-  DnnlContext& ctx = rt.dnnl();
-  const auto prim = ctx.cached<dnnl::reorder>(key, [&] {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(ctx.engine(), from, ctx.engine(), to));
-  });
-  ctx.execute(*prim, {{DNNL_ARG_FROM, wrap(ctx, from, from_data)}, {DNNL_ARG_TO, wrap(ctx, to, to_data)}},
-              int64_t(from.get_size() / sizeof(float)));
+// Calls copy(first_row, last_row) over the n * h rows of p, split over the
+// threads. kiln's own copies rather than oneDNN reorders: those run on
+// OpenMP's threads, which then spin on the cores this path's next kernels
+// need (a sixth of the 5x5 layer's time went to that spinning).
+template <class Copy>
+void over_rows(Runtime& rt, const Planes& p, const Copy& copy) {
+  rt.thread_pool().parallel_for(p.n * p.h, std::max<int64_t>(1, cpu::kElementGrain / (p.w * p.padded)), copy);
 }
 
 // An NCHW tensor's channels-last copy, zeros in the padding channels.
 Tensor channels_last(Runtime& rt, const Tensor& nchw) {
-  const Shape& s = nchw.shape();
-  Tensor out = rt.empty(Shape{s[0], s[2], s[3], padded(s[1])});
-  if (padded(s[1]) != s[1]) std::memset(out.raw_data(), 0, out.nbytes());
-  reorder(rt, str_cat("winograd_to_nhwc:", to_string(s)), f32_desc(s), nchw.raw_data(), channels_last_desc(s),
-          out.raw_data());
+  const Planes p = planes_of(nchw.shape());
+  Tensor out = rt.empty(Shape{p.n, p.h, p.w, p.padded});
+  const float* x = nchw.data<float>();
+  float* y = out.data<float>();
+  over_rows(rt, p, [&](int64_t begin, int64_t end) { to_channels_last(p, x, begin, end, y); });
   return out;
 }
 
 // nchw = a channels-last tensor without its padding channels.
 void from_channels_last(Runtime& rt, const Tensor& nhwc, Tensor& nchw) {
-  const Shape& s = nchw.shape();
-  reorder(rt, str_cat("winograd_from_nhwc:", to_string(s)), channels_last_desc(s), nhwc.raw_data(), f32_desc(s),
-          nchw.raw_data());
+  const Planes p = planes_of(nchw.shape());
+  const float* y = nhwc.data<float>();
+  float* x = nchw.data<float>();
+  over_rows(rt, p, [&](int64_t begin, int64_t end) { winograd::from_channels_last(p, y, begin, end, x); });
 }
 
 // Tiles per chunk: 36 of 36 positions (six blocks of the products' six

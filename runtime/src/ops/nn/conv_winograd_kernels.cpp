@@ -1,8 +1,9 @@
 // The vector loops of Winograd's F(4x4, 3x3) and F(4x4, 5x5)
-// (conv_winograd_kernels.hpp): every transform runs eight channels at a time
-// (the filters' sixteen), and each product keeps a 6 x 16 block of its result in twelve accumulators
-// while the shared operand streams past. Compiled for AVX2 with FMA, which
-// the driver checks for.
+// (conv_winograd_kernels.hpp): every transform runs eight channels at a
+// time (the filters' sixteen), each product keeps a 6 x 16 block of its
+// result in twelve accumulators while the shared operand streams past, and
+// the layout copies move 8x8 blocks of channels and columns, transposed in
+// registers. Compiled for AVX2 with FMA, which the driver checks for.
 #include "conv_winograd_kernels.hpp"
 
 #include <algorithm>
@@ -239,6 +240,30 @@ template <class Block>
   if (rows - r >= 2) block.template operator()<2>(r);
 }
 
+// m = m^T for an 8x8 block held as eight rows.
+[[gnu::always_inline]] inline void transpose8(Lanes8 (&m)[8]) {
+  Lanes8 pairs[8], quads[8];
+  for (int k = 0; k < 8; k += 2) {
+    pairs[k] = __builtin_shufflevector(m[k], m[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    pairs[k + 1] = __builtin_shufflevector(m[k], m[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int half = 0; half < 2; ++half) {
+      quads[k + 2 * half] = __builtin_shufflevector(pairs[k + half], pairs[k + 2 + half], 0, 1, 8, 9, 4, 5, 12, 13);
+      quads[k + 2 * half + 1] =
+          __builtin_shufflevector(pairs[k + half], pairs[k + 2 + half], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int k = 0; k < 4; ++k) {
+    m[k] = __builtin_shufflevector(quads[k], quads[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    m[k + 4] = __builtin_shufflevector(quads[k], quads[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
+// The first channel or column of 8x8 block `start` of a row of `size`
+// (>= 8): the last block is moved back to end at the edge, so it overlaps
+// the one before and writes some values twice, alike.
+inline int64_t block_start(int64_t start, int64_t size) { return std::min(start, size - 8); }
+
 // The scheme's transforms of whole chunks (and of filters), which the
 // functions of the header choose between by the filters' taps.
 template <class S>
@@ -359,6 +384,53 @@ KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int6
 }
 
 }  // namespace
+
+KILN_WINOGRAD_ISA void to_channels_last(const Planes& p, const float* x, int64_t first_row, int64_t last_row,
+                                        float* y) {
+  for (int64_t row = first_row; row < last_row; ++row) {
+    const int64_t n = row / p.h, r = row % p.h;
+    const float* in = x + (n * p.c * p.h + r) * p.w;  // channel k's row at in + k * h * w
+    float* out = y + row * p.w * p.padded;
+    if (p.w < 8) {
+      for (int64_t x0 = 0; x0 < p.w; ++x0)
+        for (int64_t k = 0; k < p.c; ++k) out[x0 * p.padded + k] = in[k * p.h * p.w + x0];
+    } else {
+      for (int64_t c0 = 0; c0 < p.c; c0 += 8)
+        for (int64_t x0 = 0; x0 < p.w; x0 += 8) {
+          const int64_t c1 = block_start(c0, p.c), x1 = block_start(x0, p.w);
+          Lanes8 m[8];
+          for (int k = 0; k < 8; ++k) load8(m[k], in + (c1 + k) * p.h * p.w + x1);
+          transpose8(m);
+          for (int k = 0; k < 8; ++k) store8(out + (x1 + k) * p.padded + c1, m[k]);
+        }
+    }
+    if (p.padded != p.c)
+      for (int64_t x0 = 0; x0 < p.w; ++x0)
+        std::memset(out + x0 * p.padded + p.c, 0, size_t(p.padded - p.c) * sizeof(float));
+  }
+}
+
+KILN_WINOGRAD_ISA void from_channels_last(const Planes& p, const float* y, int64_t first_row, int64_t last_row,
+                                          float* x) {
+  for (int64_t row = first_row; row < last_row; ++row) {
+    const int64_t n = row / p.h, r = row % p.h;
+    const float* in = y + row * p.w * p.padded;
+    float* out = x + (n * p.c * p.h + r) * p.w;
+    if (p.w < 8) {
+      for (int64_t k = 0; k < p.c; ++k)
+        for (int64_t x0 = 0; x0 < p.w; ++x0) out[k * p.h * p.w + x0] = in[x0 * p.padded + k];
+      continue;
+    }
+    for (int64_t c0 = 0; c0 < p.c; c0 += 8)
+      for (int64_t x0 = 0; x0 < p.w; x0 += 8) {
+        const int64_t c1 = block_start(c0, p.c), x1 = block_start(x0, p.w);
+        Lanes8 m[8];
+        for (int k = 0; k < 8; ++k) load8(m[k], in + (x1 + k) * p.padded + c1);
+        transpose8(m);
+        for (int k = 0; k < 8; ++k) store8(out + (c1 + k) * p.h * p.w + x1, m[k]);
+      }
+  }
+}
 
 KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
                                       float* m) {

@@ -67,6 +67,15 @@ struct Chunk {
   int64_t size(int64_t channels) const { return positions * position_stride(channels); }
 };
 
+// The operands' layout changes, rows [first_row, last_row) of the n * h
+// rows of images [n, c, h, w] (c >= 8): into channels-last [n, h, w,
+// padded] with zeros in the channels past c, and back.
+struct Planes {
+  int64_t n, c, h, w, padded;
+};
+void to_channels_last(const Planes& p, const float* x, int64_t first_row, int64_t last_row, float* y);
+void from_channels_last(const Planes& p, const float* y, int64_t first_row, int64_t last_row, float* x);
+
 // v = B^T d B of each tile's input patch; `zeros` holds `channels` zeros
 // (read where the patch lies in the padding).
 void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros, const Chunk& c,

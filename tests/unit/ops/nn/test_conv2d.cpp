@@ -168,13 +168,14 @@ TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, 
   // ResNet-like 3x3 stride-1 layers with a batch past oneDNN's threshold
   // for choosing Winograd (AVX-512) and enough tiles for kiln's (AVX2), and
   // odd ones for kiln's: sizes that leave tiles part used, channels that
-  // are no multiple of its blocks of 16, padding 0 and 2. Then the same for
-  // kiln's 5x5 kernels (AVX2): a Fashion-MNIST-like layer, and padding 0, 1
-  // and 4.
+  // are no multiple of its blocks of 16, padding 0 and 2, images narrower
+  // than its 8-column layout copies. Then the same for kiln's 5x5 kernels
+  // (AVX2): a Fashion-MNIST-like layer, and padding 0, 1 and 4.
   const ConvCase cases[] = {{{32, 64, 16, 16}, {64, 64, 3, 3}, 1, 1, 1, 1, true},
                             {{4, 20, 30, 30}, {24, 20, 3, 3}, 1, 1, 1, 1, true},
                             {{3, 16, 45, 37}, {16, 16, 3, 3}, 1, 0, 1, 1, false},
                             {{3, 17, 40, 40}, {33, 17, 3, 3}, 1, 2, 1, 1, true},
+                            {{40, 16, 6, 5}, {16, 16, 3, 3}, 1, 1, 1, 1, true},
                             {{8, 32, 14, 14}, {64, 32, 5, 5}, 1, 2, 1, 1, true},
                             {{5, 17, 23, 19}, {20, 17, 5, 5}, 1, 1, 1, 1, false},
                             {{8, 16, 20, 20}, {16, 16, 5, 5}, 1, 0, 1, 1, true},
