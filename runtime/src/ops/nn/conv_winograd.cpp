@@ -30,31 +30,18 @@ int64_t padded(int64_t channels) { return round_up(channels, kBlock); }
 // The images of an NCHW shape, with their channels padded.
 Planes planes_of(const Shape& nchw) { return {nchw[0], nchw[1], nchw[2], nchw[3], padded(nchw[1])}; }
 
-// Calls copy(first_row, last_row) over the n * h rows of p, split over the
-// threads. kiln's own copies rather than oneDNN reorders: those run on
-// OpenMP's threads, which then spin on the cores this path's next kernels
-// need (a sixth of the 5x5 layer's time went to that spinning).
-template <class Copy>
-void over_rows(Runtime& rt, const Planes& p, const Copy& copy) {
-  rt.thread_pool().parallel_for(p.n * p.h, std::max<int64_t>(1, cpu::kElementGrain / (p.w * p.padded)), copy);
-}
-
-// An NCHW tensor's channels-last copy, zeros in the padding channels.
+// An NCHW tensor's channels-last copy, zeros in the padding channels, split
+// over the threads by rows. kiln's own copy rather than a oneDNN reorder:
+// that ran on OpenMP's threads, which then spun on the cores this path's
+// next kernels needed (a sixth of the 5x5 layer's time went to that).
 Tensor channels_last(Runtime& rt, const Tensor& nchw) {
   const Planes p = planes_of(nchw.shape());
   Tensor out = rt.empty(Shape{p.n, p.h, p.w, p.padded});
   const float* x = nchw.data<float>();
   float* y = out.data<float>();
-  over_rows(rt, p, [&](int64_t begin, int64_t end) { to_channels_last(p, x, begin, end, y); });
+  rt.thread_pool().parallel_for(p.n * p.h, std::max<int64_t>(1, cpu::kElementGrain / (p.w * p.padded)),
+                                [&](int64_t begin, int64_t end) { to_channels_last(p, x, begin, end, y); });
   return out;
-}
-
-// nchw = a channels-last tensor without its padding channels.
-void from_channels_last(Runtime& rt, const Tensor& nhwc, Tensor& nchw) {
-  const Planes p = planes_of(nchw.shape());
-  const float* y = nhwc.data<float>();
-  float* x = nchw.data<float>();
-  over_rows(rt, p, [&](int64_t begin, int64_t end) { winograd::from_channels_last(p, y, begin, end, x); });
 }
 
 // Tiles per chunk: 36 of 36 positions (six blocks of the products' six
@@ -80,7 +67,8 @@ Tensor transformed_filters(Runtime& rt, const Filters& f) {
 }
 
 // y = the convolution of channels-last x (in channels) with transformed
-// filters u (out channels) plus bias (padded, or undefined), channels-last.
+// filters u (out channels, padded) plus bias (padded, or undefined), y
+// being NCHW with its own channel count.
 void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, const Tensor& u, int64_t out,
                    const Tensor& bias, Tensor& y) {
   ThreadPool& pool = rt.thread_pool();
@@ -101,7 +89,7 @@ void forward_tiles(Runtime& rt, const Tiling& t, const Tensor& x, int64_t in, co
         const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk), t.positions());
         transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
         multiply_tiles(v, u.data<float>(), chunk, in, out, m);
-        transform_output(t, m, out, bias_data, chunk, y.data<float>());
+        transform_output(t, m, out, y.dim(1), bias_data, chunk, y.data<float>());
       }
     }
   });
@@ -132,9 +120,7 @@ void conv2d_forward_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor&
     padded_bias = rt.full(Shape{out}, 0.0);
     std::memcpy(padded_bias.raw_data(), bias.raw_data(), bias.nbytes());
   }
-  Tensor y = rt.empty(Shape{g.n, g.oh, g.ow, out});
-  forward_tiles(rt, t, channels_last(rt, input), in, u, out, padded_bias, y);
-  from_channels_last(rt, y, output);
+  forward_tiles(rt, t, channels_last(rt, input), in, u, out, padded_bias, output);
 }
 
 void conv2d_backward_input_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,
@@ -146,9 +132,7 @@ void conv2d_backward_input_winograd(Runtime& rt, const Conv2dGeometry& g, const 
   const int64_t in = padded(g.o), out = padded(g.c);
   const Tiling t{g.n, g.oh, g.ow, taps - 1 - g.padding[0], taps - 1 - g.padding[1], g.h, g.w, taps};
   const Tensor u = transformed_filters(rt, Filters{weight.data<float>(), g.c, g.o, true, out, in, taps});
-  Tensor y = rt.empty(Shape{g.n, g.h, g.w, out});
-  forward_tiles(rt, t, channels_last(rt, grad_output), in, u, out, Tensor(), y);
-  from_channels_last(rt, y, grad_input);
+  forward_tiles(rt, t, channels_last(rt, grad_output), in, u, out, Tensor(), grad_input);
 }
 
 void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,

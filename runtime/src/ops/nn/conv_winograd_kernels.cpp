@@ -292,24 +292,53 @@ KILN_WINOGRAD_ISA void input_tiles(const Tiling& t, const float* x, int64_t chan
   zero_extra_rows(c, channels, v);
 }
 
+// Stores a tile's outputs o (position i * kTile + j, a lane per channel
+// first .. first + 7) into images y [n, channels, out_h, out_w] at `at`,
+// the element of channel `first` at the tile's top-left, through two 8x8
+// transposes (rows 0 and 1, then 2 and 3: each channel's two rows of four in
+// one vector). A part-used tile stores `lanes` channels, `rows` rows and
+// `cols` columns of it.
+[[gnu::always_inline]] inline void store_tile(const Tiling& t, const Lanes8 (&o)[kTile * kTile], int64_t lanes,
+                                              int64_t rows, int64_t cols, float* at) {
+  const int64_t plane = t.out_h * t.out_w;
+  const size_t row_bytes = size_t(cols) * sizeof(float);
+  for (int half = 0; half < 2 && 2 * half < rows; ++half) {
+    Lanes8 m[8];
+    for (int k = 0; k < 8; ++k) m[k] = o[8 * half + k];
+    transpose8(m);
+    const bool second_row = 2 * half + 1 < rows;
+    for (int64_t k = 0; k < lanes; ++k) {
+      float* row = at + k * plane + 2 * half * t.out_w;
+      const char* values = reinterpret_cast<const char*>(&m[k]);
+      if (cols == kTile) {
+        std::memcpy(row, values, kTile * sizeof(float));
+        if (second_row) std::memcpy(row + t.out_w, values + kTile * sizeof(float), kTile * sizeof(float));
+      } else {
+        std::memcpy(row, values, row_bytes);
+        if (second_row) std::memcpy(row + t.out_w, values + kTile * sizeof(float), row_bytes);
+      }
+    }
+  }
+}
+
 template <class S>
-KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t channels, const float* bias,
-                                    const Chunk& c, float* y) {
+KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t channels, int64_t outs,
+                                    const float* bias, const Chunk& c, float* y) {
   constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
     const int64_t rows = std::min<int64_t>(kTile, t.out_h - at.y0), cols = std::min<int64_t>(kTile, t.out_w - at.x0);
-    float* out = y + ((at.n * t.out_h + at.y0) * t.out_w + at.x0) * channels;
     const float* in = m + r * channels;
-    for (int64_t ch = 0; ch < channels; ch += 8) {
+    for (int64_t ch = 0; ch < outs; ch += 8) {
       Lanes8 p[kPositions], q[kTile * kPatch], o[kTile * kTile], b = {};
       if (bias) load8(b, bias + ch);
       for (int k = 0; k < kPositions; ++k) load8(p[k], in + k * plane + ch);
       for (int j = 0; j < kPatch; ++j) S::output_1d(p + j, kPatch, q + j, kPatch);           // A^T m
       for (int i = 0; i < kTile; ++i) S::output_1d(q + i * kPatch, 1, o + i * kTile, 1);  // (A^T m) A
-      for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) store8(out + (i * t.out_w + j) * channels + ch, o[i * kTile + j] + b);
+      for (Lanes8& v : o) v += b;
+      store_tile(t, o, std::min<int64_t>(8, outs - ch), rows, cols,
+                 y + ((at.n * outs + ch) * t.out_h + at.y0) * t.out_w + at.x0);
     }
   }
 }
@@ -410,28 +439,6 @@ KILN_WINOGRAD_ISA void to_channels_last(const Planes& p, const float* x, int64_t
   }
 }
 
-KILN_WINOGRAD_ISA void from_channels_last(const Planes& p, const float* y, int64_t first_row, int64_t last_row,
-                                          float* x) {
-  for (int64_t row = first_row; row < last_row; ++row) {
-    const int64_t n = row / p.h, r = row % p.h;
-    const float* in = y + row * p.w * p.padded;
-    float* out = x + (n * p.c * p.h + r) * p.w;
-    if (p.w < 8) {
-      for (int64_t k = 0; k < p.c; ++k)
-        for (int64_t x0 = 0; x0 < p.w; ++x0) out[k * p.h * p.w + x0] = in[x0 * p.padded + k];
-      continue;
-    }
-    for (int64_t c0 = 0; c0 < p.c; c0 += 8)
-      for (int64_t x0 = 0; x0 < p.w; x0 += 8) {
-        const int64_t c1 = block_start(c0, p.c), x1 = block_start(x0, p.w);
-        Lanes8 m[8];
-        for (int k = 0; k < 8; ++k) load8(m[k], in + (x1 + k) * p.padded + c1);
-        transpose8(m);
-        for (int k = 0; k < 8; ++k) store8(out + (c1 + k) * p.h * p.w + x1, m[k]);
-      }
-  }
-}
-
 KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
                                       float* m) {
   const int64_t blocks = out / kBlock;
@@ -465,9 +472,9 @@ void transform_input(const Tiling& t, const float* x, int64_t channels, const fl
   (t.taps == 3 ? input_tiles<ThreeTaps> : input_tiles<FiveTaps>)(t, x, channels, zeros, c, v);
 }
 
-void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias, const Chunk& c,
-                      float* y) {
-  (t.taps == 3 ? output_tiles<ThreeTaps> : output_tiles<FiveTaps>)(t, m, channels, bias, c, y);
+void transform_output(const Tiling& t, const float* m, int64_t channels, int64_t outs, const float* bias,
+                      const Chunk& c, float* y) {
+  (t.taps == 3 ? output_tiles<ThreeTaps> : output_tiles<FiveTaps>)(t, m, channels, outs, bias, c, y);
 }
 
 void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros, const Chunk& c,

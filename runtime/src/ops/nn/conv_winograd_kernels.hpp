@@ -10,7 +10,8 @@
 //
 // Layouts (channels padded to kBlock with zeros, so every loop runs whole
 // vectors; P the positions, 36 or 64):
-//   images      [n, h, w, channels]                    (channels-last)
+//   images      [n, h, w, channels]   (channels-last; outputs are written
+//                                      into [n, c, h, w] directly)
 //   transforms  [P][rows][channels]    a chunk's tiles, rows = count rounded
 //                                      up to even, the extra rows zero; the
 //                                      positions Chunk::position_stride apart
@@ -67,23 +68,23 @@ struct Chunk {
   int64_t size(int64_t channels) const { return positions * position_stride(channels); }
 };
 
-// The operands' layout changes, rows [first_row, last_row) of the n * h
-// rows of images [n, c, h, w] (c >= 8): into channels-last [n, h, w,
-// padded] with zeros in the channels past c, and back.
+// The inputs' layout change, rows [first_row, last_row) of the n * h rows
+// of images [n, c, h, w] (c >= 8): into channels-last [n, h, w, padded]
+// with zeros in the channels past c.
 struct Planes {
   int64_t n, c, h, w, padded;
 };
 void to_channels_last(const Planes& p, const float* x, int64_t first_row, int64_t last_row, float* y);
-void from_channels_last(const Planes& p, const float* y, int64_t first_row, int64_t last_row, float* x);
 
 // v = B^T d B of each tile's input patch; `zeros` holds `channels` zeros
 // (read where the patch lies in the padding).
 void transform_input(const Tiling& t, const float* x, int64_t channels, const float* zeros, const Chunk& c,
                      float* v);
 // y = A^T m A (+ bias: `channels` values, or null) into the outputs the
-// tiles cover, y being [n, out_h, out_w, channels].
-void transform_output(const Tiling& t, const float* m, int64_t channels, const float* bias, const Chunk& c,
-                      float* y);
+// tiles cover, y being images [n, outs, out_h, out_w] (outs <= channels,
+// the rest padding).
+void transform_output(const Tiling& t, const float* m, int64_t channels, int64_t outs, const float* bias,
+                      const Chunk& c, float* y);
 // m = A dy A^T of each tile's output gradient (dy [n, out_h, out_w,
 // channels], zero past its edges): the weight gradient's second factor.
 void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros, const Chunk& c,
