@@ -55,6 +55,14 @@ void zero_extra_rows(const Chunk& c, int64_t channels, float* v) {
 // (infinity's row picks the last tap), B^T's rows the coefficients of the
 // products of (x - point) over all points but one.
 
+// t[at] = a + b and t[at + step] = a - b: the transforms' rows for a point
+// and its negative.
+template <class V>
+[[gnu::always_inline]] inline void sum_and_difference(const V& a, const V& b, V* t, int at, int step) {
+  t[at] = a + b;
+  t[at + step] = a - b;
+}
+
 // F(4x4, 3x3): points 0, 1, -1, 2, -2 and infinity; denominators 1/4, -1/6,
 // -1/6, 1/24, 1/24.
 struct ThreeTaps {
@@ -66,10 +74,8 @@ struct ThreeTaps {
     const V a = d[4 * step] - 4.0f * d[2 * step], b = d[3 * step] - 4.0f * d[step];
     const V c = d[4 * step] - d[2 * step], e = 2.0f * (d[3 * step] - d[step]);
     t[0] = 4.0f * d[0] - 5.0f * d[2 * step] + d[4 * step];
-    t[step] = a + b;
-    t[2 * step] = a - b;
-    t[3 * step] = c + e;
-    t[4 * step] = c - e;
+    sum_and_difference(a, b, t, step, step);
+    sum_and_difference(c, e, t, 3 * step, step);
     t[5 * step] = 4.0f * d[step] - 5.0f * d[3 * step] + d[5 * step];
   }
   // A^T (six products to four outputs):
@@ -88,10 +94,8 @@ struct ThreeTaps {
     const V even = e[0] + e[2 * in_step], odd = e[in_step] + e[3 * in_step];
     const V even4 = e[0] + 4.0f * e[2 * in_step], odd2 = 2.0f * e[in_step] + 8.0f * e[3 * in_step];
     h[0] = e[0];
-    h[out_step] = even + odd;
-    h[2 * out_step] = even - odd;
-    h[3 * out_step] = even4 + odd2;
-    h[4 * out_step] = even4 - odd2;
+    sum_and_difference(even, odd, h, out_step, out_step);
+    sum_and_difference(even4, odd2, h, 3 * out_step, out_step);
     h[5 * out_step] = e[3 * in_step];
   }
   // G (three filter taps to six):
@@ -132,12 +136,9 @@ struct FiveTaps {
     const V even2 = 0.25f * d2 - 1.25f * d4 + d6, odd2 = 0.5f * d1 - 2.5f * d3 + 2.0f * d5;
     const V even3 = 4.0f * d2 - 5.0f * d4 + d6, odd3 = 2.0f * d1 - 2.5f * d3 + 0.5f * d5;
     t[0] = d[0] - d6 + 5.25f * (d4 - d2);
-    t[step] = even1 + odd1;
-    t[2 * step] = even1 - odd1;
-    t[3 * step] = even2 + odd2;
-    t[4 * step] = even2 - odd2;
-    t[5 * step] = even3 + odd3;
-    t[6 * step] = even3 - odd3;
+    sum_and_difference(even1, odd1, t, step, step);
+    sum_and_difference(even2, odd2, t, 3 * step, step);
+    sum_and_difference(even3, odd3, t, 5 * step, step);
     t[7 * step] = d[7 * step] - d1 + 5.25f * (d3 - d5);
   }
   // A^T (eight products to four outputs):
@@ -159,12 +160,9 @@ struct FiveTaps {
     const V even4 = e0 + 4.0f * e2, odd2 = 2.0f * e1 + 8.0f * e3;
     const V even_quarter = e0 + 0.25f * e2, odd_half = 0.5f * e1 + 0.125f * e3;
     h[0] = e0;
-    h[out_step] = even + odd;
-    h[2 * out_step] = even - odd;
-    h[3 * out_step] = even4 + odd2;
-    h[4 * out_step] = even4 - odd2;
-    h[5 * out_step] = even_quarter + odd_half;
-    h[6 * out_step] = even_quarter - odd_half;
+    sum_and_difference(even, odd, h, out_step, out_step);
+    sum_and_difference(even4, odd2, h, 3 * out_step, out_step);
+    sum_and_difference(even_quarter, odd_half, h, 5 * out_step, out_step);
     h[7 * out_step] = e3;
   }
   // G (five filter taps to eight):
