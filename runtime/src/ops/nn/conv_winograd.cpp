@@ -140,7 +140,8 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
   ThreadPool& pool = rt.thread_pool();
   const int64_t in = padded(g.c), out = padded(g.o);
   const Tiling t{g.n, g.h, g.w, g.padding[0], g.padding[1], g.oh, g.ow, taps_of(g)};
-  const Tensor x = channels_last(rt, input), dy = channels_last(rt, grad_output);
+  const Tensor x = channels_last(rt, input);
+  const float* dy = grad_output.data<float>();  // read as NCHW by the transform
   const int64_t tiles = t.count(), per_chunk = chunk_tiles(tiles, t.positions(), pool.num_workers());
   const int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
   // Each worker sums its own share of the chunks, always the same share, so
@@ -151,7 +152,7 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
   const int64_t v_size = largest.size(in), m_size = largest.size(out);
   const Tensor products = rt.full(Shape{parts * part_size}, 0.0);
   const Tensor scratch = rt.empty(Shape{parts, v_size + m_size});
-  const Tensor no_input = rt.full(Shape{std::max(in, out)}, 0.0);
+  const Tensor no_input = rt.full(Shape{in}, 0.0);
   pool.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
       float* v = scratch.data<float>() + part * (v_size + m_size);
@@ -159,7 +160,7 @@ void conv2d_backward_weight_winograd(Runtime& rt, const Conv2dGeometry& g, const
       for (int64_t c = part * chunks / parts; c < (part + 1) * chunks / parts; ++c) {
         const Chunk chunk(c * per_chunk, std::min(per_chunk, tiles - c * per_chunk), t.positions());
         transform_input(t, x.data<float>(), in, no_input.data<float>(), chunk, v);
-        transform_grad_output(t, dy.data<float>(), out, no_input.data<float>(), chunk, m);
+        transform_grad_output(t, dy, out, g.o, chunk, m);
         accumulate_weight_products(v, m, chunk, in, out, products.data<float>() + part * part_size);
       }
     }

@@ -341,24 +341,38 @@ KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t cha
   }
 }
 
+// The inverse of store_tile: e (position i * kTile + j, a lane per channel
+// first .. first + 7) from images dy [n, channels, out_h, out_w] at `at`,
+// zero past the `lanes` channels, `rows` rows and `cols` columns there.
+[[gnu::always_inline]] inline void load_tile(const Tiling& t, const float* at, int64_t lanes, int64_t rows,
+                                             int64_t cols, Lanes8 (&e)[kTile * kTile]) {
+  const int64_t plane = t.out_h * t.out_w;
+  const size_t row_bytes = size_t(cols) * sizeof(float);
+  for (int half = 0; half < 2; ++half) {
+    Lanes8 m[8] = {};
+    for (int64_t k = 0; k < lanes; ++k)
+      for (int row = 0; row < 2 && 2 * half + row < rows; ++row)
+        std::memcpy(reinterpret_cast<char*>(&m[k]) + row * kTile * sizeof(float),
+                    at + k * plane + (2 * half + row) * t.out_w, row_bytes);
+    transpose8(m);
+    for (int k = 0; k < 8; ++k) e[8 * half + k] = m[k];
+  }
+}
+
 template <class S>
-KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64_t channels, const float* zeros,
+KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64_t channels, int64_t outs,
                                          const Chunk& c, float* m) {
   constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
   for (int64_t r = 0; r < c.count; ++r) {
     const TileAt at = tile_at(t, c.first + r);
-    const float* grad[kTile * kTile];
-    for (int i = 0; i < kTile; ++i)
-      for (int j = 0; j < kTile; ++j) {
-        const int64_t y = at.y0 + i, x_ = at.x0 + j;
-        grad[i * kTile + j] =
-            y < t.out_h && x_ < t.out_w ? dy + ((at.n * t.out_h + y) * t.out_w + x_) * channels : zeros;
-      }
+    const int64_t rows = std::min<int64_t>(kTile, t.out_h - at.y0), cols = std::min<int64_t>(kTile, t.out_w - at.x0);
     float* out = m + r * channels;
     for (int64_t ch = 0; ch < channels; ch += 8) {
       Lanes8 e[kTile * kTile], h[kPatch * kTile], k[kPositions];
-      for (int i = 0; i < kTile * kTile; ++i) load8(e[i], grad[i] + ch);
+      const int64_t lanes = std::clamp<int64_t>(outs - ch, 0, 8);  // none in the padding channels
+      load_tile(t, lanes > 0 ? dy + ((at.n * outs + ch) * t.out_h + at.y0) * t.out_w + at.x0 : dy, lanes, rows,
+                cols, e);
       for (int j = 0; j < kTile; ++j) S::grad_output_1d(e + j, kTile, h + j, kTile);         // A dy
       for (int i = 0; i < kPatch; ++i) S::grad_output_1d(h + i * kTile, 1, k + i * kPatch, 1);  // (A dy) A^T
       for (int i = 0; i < kPositions; ++i) store8(out + i * plane + ch, k[i]);
@@ -475,9 +489,9 @@ void transform_output(const Tiling& t, const float* m, int64_t channels, int64_t
   (t.taps == 3 ? output_tiles<ThreeTaps> : output_tiles<FiveTaps>)(t, m, channels, outs, bias, c, y);
 }
 
-void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros, const Chunk& c,
+void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, int64_t outs, const Chunk& c,
                            float* m) {
-  (t.taps == 3 ? grad_output_tiles<ThreeTaps> : grad_output_tiles<FiveTaps>)(t, dy, channels, zeros, c, m);
+  (t.taps == 3 ? grad_output_tiles<ThreeTaps> : grad_output_tiles<FiveTaps>)(t, dy, channels, outs, c, m);
 }
 
 void transform_filters(const Filters& f, int64_t first_out, int64_t last_out, float* u) {

@@ -85,9 +85,10 @@ void transform_input(const Tiling& t, const float* x, int64_t channels, const fl
 // the rest padding).
 void transform_output(const Tiling& t, const float* m, int64_t channels, int64_t outs, const float* bias,
                       const Chunk& c, float* y);
-// m = A dy A^T of each tile's output gradient (dy [n, out_h, out_w,
-// channels], zero past its edges): the weight gradient's second factor.
-void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, const float* zeros, const Chunk& c,
+// m = A dy A^T of each tile's output gradient (dy images [n, outs, out_h,
+// out_w], zero past their edges and in the channels from outs to
+// `channels`): the weight gradient's second factor.
+void transform_grad_output(const Tiling& t, const float* dy, int64_t channels, int64_t outs, const Chunk& c,
                            float* m);
 
 // m[p][r][o] = sum_i v[p][r][i] u[p][o / kBlock][i][o % kBlock].
