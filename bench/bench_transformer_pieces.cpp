@@ -46,6 +46,16 @@ void bench_transformer_pieces(Runtime& rt) {
   row("  its backward", heads, [&] {
     rt.call("scaled_dot_product_attention_backward", {go, q, k, v, out, Tensor(), Tensor()}, causal);
   });
+  // The weight gradients of the 128 -> 512 and 512 -> 128 layers: kiln's
+  // kernel takes grad^T as linear's backward passes it (a transposed view),
+  // oneDNN the same product with grad^T made contiguous first.
+  const NamedAttrs swap = {{"dim0", int64_t(0)}, {"dim1", int64_t(1)}};
+  const Tensor g_t = rt.call1("transpose", {g}, swap), gh_t = rt.call1("transpose", {gh}, swap);
+  const Tensor g_dense = rt.contiguous(g_t), gh_dense = rt.contiguous(gh_t);
+  row("grad^T @ input [128, 512], kiln", tokens, [&] { rt.call1("matmul", {g_t, h}); });
+  row("  oneDNN", tokens, [&] { rt.call1("matmul", {g_dense, h}); });
+  row("grad^T @ input [512, 128], kiln", hidden, [&] { rt.call1("matmul", {gh_t, x}); });
+  row("  oneDNN", hidden, [&] { rt.call1("matmul", {gh_dense, x}); });
   std::printf("\n");
 }
 

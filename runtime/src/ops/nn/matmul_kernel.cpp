@@ -10,6 +10,7 @@
 #include "dnnl_precision.hpp"
 #include "kiln/error.hpp"
 #include "kiln/util/str_cat.hpp"
+#include "matmul_transposed_f32.hpp"
 
 namespace kiln::nn {
 namespace {
@@ -205,6 +206,8 @@ void batched_matmul(Runtime& rt, const OpDef& op, const Tensor& a, const Tensor&
   KILN_CHECK(a.dtype() == DType::f32 || a.dtype() == DType::bf16, Status::internal,
              "op '", op.name, "': unexpected dtype ", dtype_name(a.dtype()));
   check_cpu_dtype(op, a.dtype());
+  if (transposed_product_takes(a, b, bias, out, activation != LinearActivation::none))
+    return transposed_product_f32(rt, a, b, out);
   if (try_dnnl_matmul(rt, a, b, bias, out, activation)) return;
   const Tensor dense_a = rt.contiguous(a.detach()), dense_b = rt.contiguous(b.detach());
   if (try_dnnl_matmul(rt, dense_a, dense_b, bias, out, activation)) return;

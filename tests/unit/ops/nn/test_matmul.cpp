@@ -55,6 +55,30 @@ TEST_CASE("matmul reads transposed and expanded views", "[nn][matmul]") {
                 reference_matmul(values(rt, a3), a3.shape(), values(rt, e), e.shape(), {3, 2, 2}), 1e-5, 1e-5);
 }
 
+TEST_CASE("matmul f32 of a long transposed operand (a weight gradient's product) matches the reference",
+          "[nn][matmul]") {
+  // a^T b with a [k, m] and b [k, n], k past kiln's own kernel's threshold
+  // on AVX2: row counts that leave blocks of 4, 2 and 1 rows, k that ends
+  // in a part slice, and an offset view.
+  Runtime rt;
+  struct Case {
+    int64_t k, m, n;
+  };
+  for (const Case c : {Case{300, 13, 32}, Case{600, 70, 48}, Case{256, 1, 16}}) {
+    INFO("k " << c.k << " m " << c.m << " n " << c.n);
+    const Tensor a = transposed(rt, random_tensor(rt, {c.k, c.m}, DType::f32));
+    const Tensor b = random_tensor(rt, {c.k, c.n}, DType::f32, -1, 1, 2);
+    require_close(rt, rt.call1("matmul", {a, b}),
+                  reference_matmul(values(rt, a), a.shape(), values(rt, b), b.shape(), {c.m, c.n}), 1e-5, 1e-5);
+  }
+  const Tensor whole = random_tensor(rt, {800, 17}, DType::f32);
+  const Tensor second = rt.call1("slice", {whole}, {{"dim", 0}, {"start", 400}});
+  const Tensor a = transposed(rt, second), b = random_tensor(rt, {400, 32}, DType::f32, -1, 1, 3);
+  CHECK(a.offset() == 400 * 17);
+  require_close(rt, rt.call1("matmul", {a, b}),
+                reference_matmul(values(rt, a), a.shape(), values(rt, b), b.shape(), {17, 32}), 1e-5, 1e-5);
+}
+
 TEST_CASE("matmul with an empty inner dimension gives zeros", "[nn][matmul]") {
   Runtime rt;
   for (DType t : {DType::f32, DType::f64}) {
