@@ -311,9 +311,12 @@ KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t cha
   for (int half = 0; half < 2; ++half) {
     Lanes8 m[8] = {};
     for (int64_t k = 0; k < lanes; ++k)
-      for (int row = 0; row < 2 && 2 * half + row < rows; ++row)
-        std::memcpy(reinterpret_cast<char*>(&m[k]) + row * kTile * sizeof(float),
-                    at + k * plane + (2 * half + row) * t.out_w, row_bytes);
+      for (int row = 0; row < 2 && 2 * half + row < rows; ++row) {
+        char* to = reinterpret_cast<char*>(&m[k]) + row * kTile * sizeof(float);
+        const float* from = at + k * plane + (2 * half + row) * t.out_w;
+        if (cols == kTile) std::memcpy(to, from, kTile * sizeof(float));  // one move, not a call
+        else std::memcpy(to, from, row_bytes);
+      }
     transpose8(m);
     for (int k = 0; k < 8; ++k) e[8 * half + k] = m[k];
   }
