@@ -16,6 +16,10 @@ namespace {
 
 constexpr int64_t kColumns = 16;    // outputs per block row
 constexpr int64_t kShortest = 256;  // rows of a and b below which oneDNN keeps the product
+// Outputs below which oneDNN keeps it too: on the view, its gemm ran
+// [2048, 384]^T @ [2048, 128], [2048, 128]^T @ [2048, 128] and the 65- and
+// 64-wide products of the suite's models as fast as this kernel or faster.
+constexpr int64_t kFewestOutputs = 1 << 16;
 constexpr int64_t kSlice = 256;     // rows of a and b per slice: b's sixteen columns of it take half of L1
 
 // Column blocks [first_block, last_block) of c = a^T b: for each slice of
@@ -56,8 +60,8 @@ bool transposed_product_takes(const Tensor& a, const Tensor& b, const Tensor& bi
   if (a.dtype() != DType::f32 || out.rank() != 2 || a.rank() != 2 || b.rank() != 2 || bias.defined() || activation)
     return false;
   const int64_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
-  return k >= kShortest && n % kColumns == 0 && a.strides() == Shape{1, m} && b.strides() == Shape{n, 1} &&
-         cpu::vector_isa() == cpu::VectorIsa::avx2;
+  return k >= kShortest && m * n >= kFewestOutputs && n % kColumns == 0 && a.strides() == Shape{1, m} &&
+         b.strides() == Shape{n, 1} && cpu::vector_isa() == cpu::VectorIsa::avx2;
 }
 
 void transposed_product_f32(Runtime& rt, const Tensor& a, const Tensor& b, Tensor& out) {
