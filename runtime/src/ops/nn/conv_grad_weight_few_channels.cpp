@@ -12,12 +12,6 @@
 #include "kiln/kernels/cpu/lanes8.hpp"
 #include "kiln/kernels/cpu/vector_isa.hpp"
 
-#if defined(__x86_64__)
-#define KILN_FEW_CHANNELS_ISA __attribute__((target("avx2,fma")))
-#else
-#define KILN_FEW_CHANNELS_ISA
-#endif
-
 namespace kiln::nn {
 namespace {
 
@@ -130,7 +124,7 @@ template <int KW, int O>
 // registers (filters up to 5 wide), which halves the input loads per
 // multiply-add.
 template <int KW>
-KILN_FEW_CHANNELS_ISA void filters(const Args& a, int64_t first_o, int64_t last_o) {
+KILN_AVX2_FMA void filters(const Args& a, int64_t first_o, int64_t last_o) {
   constexpr int kPair = KW <= 5 ? 2 : 1;
   int64_t o = first_o;
   for (; o + kPair <= last_o; o += kPair) output_filters<KW, kPair>(a, o);

@@ -12,12 +12,6 @@
 #include "kiln/kernels/cpu/block_product.hpp"
 #include "kiln/kernels/cpu/lanes8.hpp"
 
-#if defined(__x86_64__)
-#define KILN_WINOGRAD_ISA __attribute__((target("avx2,fma")))
-#else
-#define KILN_WINOGRAD_ISA
-#endif
-
 namespace kiln::nn::winograd {
 namespace {
 
@@ -225,7 +219,7 @@ inline int64_t block_start(int64_t start, int64_t size) { return std::min(start,
 // The scheme's transforms of whole chunks (and of filters), which the
 // functions of the header choose between by the filters' taps.
 template <class S>
-KILN_WINOGRAD_ISA void input_tiles(const Tiling& t, const float* x, int64_t channels, const float* zeros,
+KILN_AVX2_FMA void input_tiles(const Tiling& t, const float* x, int64_t channels, const float* zeros,
                                    const Chunk& c, float* v) {
   constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
@@ -280,7 +274,7 @@ KILN_WINOGRAD_ISA void input_tiles(const Tiling& t, const float* x, int64_t chan
 }
 
 template <class S>
-KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t channels, int64_t outs,
+KILN_AVX2_FMA void output_tiles(const Tiling& t, const float* m, int64_t channels, int64_t outs,
                                     const float* bias, const Chunk& c, float* y) {
   constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
@@ -323,7 +317,7 @@ KILN_WINOGRAD_ISA void output_tiles(const Tiling& t, const float* m, int64_t cha
 }
 
 template <class S>
-KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64_t channels, int64_t outs,
+KILN_AVX2_FMA void grad_output_tiles(const Tiling& t, const float* dy, int64_t channels, int64_t outs,
                                          const Chunk& c, float* m) {
   constexpr int kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = c.position_stride(channels);
@@ -345,7 +339,7 @@ KILN_WINOGRAD_ISA void grad_output_tiles(const Tiling& t, const float* dy, int64
 }
 
 template <class S>
-KILN_WINOGRAD_ISA void filter_transforms(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
+KILN_AVX2_FMA void filter_transforms(const Filters& f, int64_t first_out, int64_t last_out, float* u) {
   constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps, kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t blocks = f.out_padded / kBlock, plane = blocks * f.in_padded * kBlock;
   for (int64_t ob = first_out / kBlock; ob < last_out / kBlock; ++ob)
@@ -365,7 +359,7 @@ KILN_WINOGRAD_ISA void filter_transforms(const Filters& f, int64_t first_out, in
 }
 
 template <class S>
-KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out,
+KILN_AVX2_FMA void filters_of_products(const Products& p, int64_t outs, int64_t ins, int64_t first_out,
                                            int64_t last_out, float* dw) {
   constexpr int kTaps = S::kTaps, kArea = kTaps * kTaps, kPatch = S::kPatch, kPositions = S::kPositions;
   const int64_t plane = p.in_padded * p.out_padded;
@@ -389,7 +383,7 @@ KILN_WINOGRAD_ISA void filters_of_products(const Products& p, int64_t outs, int6
 
 }  // namespace
 
-KILN_WINOGRAD_ISA void to_channels_last(const Planes& p, const float* x, int64_t first_row, int64_t last_row,
+KILN_AVX2_FMA void to_channels_last(const Planes& p, const float* x, int64_t first_row, int64_t last_row,
                                         float* y) {
   for (int64_t row = first_row; row < last_row; ++row) {
     const int64_t n = row / p.h, r = row % p.h;
@@ -414,7 +408,7 @@ KILN_WINOGRAD_ISA void to_channels_last(const Planes& p, const float* x, int64_t
   }
 }
 
-KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
+KILN_AVX2_FMA void multiply_tiles(const float* v, const float* u, const Chunk& c, int64_t in, int64_t out,
                                       float* m) {
   const int64_t blocks = out / kBlock;
   for (int p = 0; p < c.positions; ++p) {
@@ -429,7 +423,7 @@ KILN_WINOGRAD_ISA void multiply_tiles(const float* v, const float* u, const Chun
   }
 }
 
-KILN_WINOGRAD_ISA void accumulate_weight_products(const float* v, const float* m, const Chunk& c, int64_t in,
+KILN_AVX2_FMA void accumulate_weight_products(const float* v, const float* m, const Chunk& c, int64_t in,
                                                   int64_t out, float* du) {
   for (int p = 0; p < c.positions; ++p) {
     const float* vp = v + p * c.position_stride(in);

@@ -3,13 +3,8 @@
 #include <algorithm>
 
 #include "kiln/kernels/cpu/block_product.hpp"
+#include "kiln/kernels/cpu/lanes8.hpp"
 #include "kiln/kernels/cpu/vector_isa.hpp"
-
-#if defined(__x86_64__)
-#define KILN_PRODUCT_ISA __attribute__((target("avx2,fma")))
-#else
-#define KILN_PRODUCT_ISA
-#endif
 
 namespace kiln::nn {
 namespace {
@@ -29,7 +24,7 @@ constexpr int64_t kSlice = 256;     // rows of a and b per slice: b's sixteen co
 // first: read in place, its rows (a power of two apart, often) fell into a
 // few L1 sets and did not stay there while the rows of c passed. Packing a
 // as well cost more than it saved.
-KILN_PRODUCT_ISA void column_blocks(const float* a, const float* b, int64_t k, int64_t m, int64_t n,
+KILN_AVX2_FMA void column_blocks(const float* a, const float* b, int64_t k, int64_t m, int64_t n,
                                     int64_t first_block, int64_t last_block, float* c) {
   alignas(64) float b_run[kSlice * kColumns];
   for (int64_t k0 = 0; k0 < k; k0 += kSlice) {

@@ -4,6 +4,14 @@
 // without AVX.
 #pragma once
 
+// Compiles a function for AVX2 with FMA; its callers check the CPU first
+// (cpu::vector_isa()).
+#if defined(__x86_64__)
+#define KILN_AVX2_FMA __attribute__((target("avx2,fma")))
+#else
+#define KILN_AVX2_FMA
+#endif
+
 namespace kiln::cpu {
 
 typedef float Lanes8 __attribute__((vector_size(32)));
