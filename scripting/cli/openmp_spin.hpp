@@ -1,11 +1,11 @@
-// oneDNN runs its primitives on libgomp's OpenMP threads, kiln its own CPU
-// kernels (Winograd convolutions, LSTM, attention, norms, the optimizers) on
-// its thread pool. After each parallel region libgomp's threads keep
-// spinning for GOMP_SPINCOUNT rounds (300,000 by default, milliseconds),
-// and where the runtime has as many threads as the machine has cores they
-// take those cores from the kernel that runs next: ResNet-18 trained at 39-
-// 42 samples/s here with the default and 46-54 with 10,000 rounds, the other
-// models of the comparison suite the same within noise (2 cores, 2 threads).
+// oneDNN and kiln's own CPU kernels run on libgomp's OpenMP threads (the
+// runtime's thread pool starts its loops there). After each parallel region
+// those threads keep spinning for GOMP_SPINCOUNT rounds (300,000 by default,
+// milliseconds), and where the runtime has as many threads as the machine
+// has cores they take those cores from the threads outside them: the input
+// pipeline's workers and the host's. (When kiln's kernels had threads of
+// their own, the spinning took the cores from them: ResNet-18 trained at
+// 39-42 samples/s with the default and 46-54 with 10,000 rounds.)
 // libgomp reads the count once, when it is loaded, before main: so kiln sets
 // it and starts itself again.
 #pragma once

@@ -37,10 +37,11 @@ def _candidates():
 
 
 def _shorten_openmp_spin():
-    """libgomp's threads (oneDNN's) spin 300,000 rounds after each parallel
-    region by default and take the cores from kiln's own kernels while they
-    do; libgomp reads GOMP_SPINCOUNT when it loads, with libkiln.so, so it is
-    set here first (as kiln run does), unless the user chose already."""
+    """libgomp's threads (oneDNN's and kiln's kernels') spin 300,000 rounds
+    after each parallel region by default and take the cores from the
+    threads outside them (the input pipeline's workers, the host's) while
+    they do; libgomp reads GOMP_SPINCOUNT when it loads, with libkiln.so, so
+    it is set here first (as kiln run does), unless the user chose already."""
     if "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ:
         os.environ["GOMP_SPINCOUNT"] = "10000"
 
