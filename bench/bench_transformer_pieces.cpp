@@ -24,7 +24,7 @@ Tensor randn(Runtime& rt, const Shape& shape) {
 }  // namespace
 
 void bench_transformer_pieces(Runtime& rt) {
-  std::printf("transformer pieces f32 (median us per call)\n");
+  std::printf("transformer and LSTM pieces f32 (median us per call)\n");
   const Shape tokens{2048, 128}, hidden{2048, 512}, scores{32, 4, 64, 64};
   const Tensor x = randn(rt, tokens), g = randn(rt, tokens), w = randn(rt, {128}), b = randn(rt, {128});
   const Tensor h = randn(rt, hidden), gh = randn(rt, hidden);
@@ -56,6 +56,20 @@ void bench_transformer_pieces(Runtime& rt) {
   row("  oneDNN", tokens, [&] { rt.call1("matmul", {g_dense, h}); });
   row("grad^T @ input [512, 128], kiln", hidden, [&] { rt.call1("matmul", {gh_t, x}); });
   row("  oneDNN", hidden, [&] { rt.call1("matmul", {gh_dense, x}); });
+  // The LSTM model's recurrence: 64 steps of 32 rows, H = 64; the backward
+  // timed through autograd (with the forward and a sum of products).
+  const Shape gates{64, 32, 256}, state{32, 64};
+  const Tensor x_proj = randn(rt, gates), h0 = randn(rt, state), c0 = randn(rt, state), b_hh = randn(rt, {256});
+  const Tensor w_hh = rt.call1("mul_scalar", {randn(rt, {256, 64})}, {{"value", 0.125}});
+  const Tensor grad_out = randn(rt, {64, 32, 64});
+  row("lstm_recurrence H 64", gates, [&] { rt.call("lstm_recurrence", {x_proj, h0, c0, w_hh, b_hh}); });
+  Tensor x_grad = x_proj.detach(), w_grad = w_hh.detach();
+  x_grad.set_requires_grad(true);
+  w_grad.set_requires_grad(true);
+  row("  with its backward", gates, [&] {
+    const Tensor out = rt.call("lstm_recurrence", {x_grad, h0, c0, w_grad, b_hh})[0];
+    rt.backward(rt.call1("sum", {rt.call1("mul", {out, grad_out})}));
+  });
   std::printf("\n");
 }
 

@@ -1,9 +1,9 @@
 #include "lstm_kernels.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "kiln/error.hpp"
@@ -11,6 +11,7 @@
 #include "kiln/kernels/dnnl_context.hpp"
 #include "kiln/runtime.hpp"
 #include "lstm_cell.hpp"
+#include "lstm_step_product.hpp"
 
 namespace kiln::nn {
 namespace {
@@ -70,6 +71,36 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const dou
     }
 }
 
+// The product of every step of a call: h W_hh^T into the gates (forward)
+// or dg W_hh into h's gradient (backward). f32 runs kiln's kernel on W_hh
+// packed once here where it takes (lstm_step_product.hpp), else gemm.
+template <class T>
+class StepProduct {
+ public:
+  StepProduct(const T* weight, int64_t hidden, bool to_gates)
+      : weight_(weight), hidden_(hidden), to_gates_(to_gates) {
+    if constexpr (std::is_same_v<T, float>)
+      if (lstm::step_product_takes(hidden))
+        packed_.emplace(to_gates ? lstm::PackedWeight::hidden_to_gates(weight, hidden)
+                                 : lstm::PackedWeight::gates_to_hidden(weight, hidden));
+  }
+
+  // out[rows, 4H] from in[rows, H] (to_gates), or out[rows, H] from in[rows, 4H].
+  void operator()(const T* in, int64_t rows, T* out) const {
+    if constexpr (std::is_same_v<T, float>)
+      if (packed_) return packed_->multiply(in, rows, out);
+    const int64_t gates = 4 * hidden_;
+    if (to_gates_) gemm(false, true, rows, gates, hidden_, in, hidden_, weight_, hidden_, out, gates);
+    else gemm(false, false, rows, hidden_, gates, in, gates, weight_, hidden_, out, hidden_);
+  }
+
+ private:
+  const T* weight_;
+  int64_t hidden_;
+  bool to_gates_;
+  std::optional<lstm::PackedWeight> packed_;
+};
+
 // Sizes of a call: T steps of N rows, H the hidden size (4H gates).
 struct Sequence {
   int64_t steps, batch, hidden;
@@ -89,31 +120,16 @@ struct Sequence {
   int64_t at(int64_t t, int64_t row, int64_t width) const { return (t * batch + row) * width; }
 };
 
-// Holds oneDNN to the calling thread (OpenMP's count is per thread) while
-// it lives, then gives back the count it found.
-class OneOpenMPThread {
- public:
-  OneOpenMPThread() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneOpenMPThread() { omp_set_num_threads(saved_); }
-  OneOpenMPThread(const OneOpenMPThread&) = delete;
-  OneOpenMPThread& operator=(const OneOpenMPThread&) = delete;
-
- private:
-  int saved_;
-};
-
-// Runs fn(first_row, rows) over blocks of the batch, one per worker of the
-// runtime's pool (blocks of fewer than kMinRows rows are not worth a
-// thread), each with oneDNN held to its calling thread: the blocks are the
-// parallelism, and a product per step is too small to split again.
+// Runs fn(first_row, rows) over blocks of the batch, two per worker of the
+// runtime's pool (so a thread that starts late leaves its second block to
+// the others; blocks of fewer than kMinRows rows are not worth a thread).
+// The blocks are the parallelism: a product per step is too small to split
+// again, and oneDNN's sgemm inside a block runs on its calling thread.
 void for_row_blocks(Runtime& rt, int64_t batch, const std::function<void(int64_t, int64_t)>& fn) {
   constexpr int64_t kMinRows = 4;
-  const int64_t workers = rt.thread_pool().num_workers();
-  const int64_t grain = std::max(kMinRows, (batch + workers - 1) / workers);
-  rt.thread_pool().parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    const OneOpenMPThread serial;
-    fn(begin, end - begin);
-  });
+  const int64_t blocks = 2 * rt.thread_pool().num_workers();
+  const int64_t grain = std::max(kMinRows, (batch + blocks - 1) / blocks);
+  rt.thread_pool().parallel_for(batch, grain, [&](int64_t begin, int64_t end) { fn(begin, end - begin); });
 }
 
 // b_hh, or zeros without one: the cell loop adds it either way.
@@ -138,13 +154,14 @@ void forward(const KernelCall& c) {
   T* out = c.outputs[0].data<T>();
   T* activations = c.outputs[3].data<T>();
   T* cells = c.outputs[4].data<T>();
+  const StepProduct<T> product(weight, hidden, true);
   for_row_blocks(c.runtime, q.batch, [&](int64_t row, int64_t rows) {
     const T* h_prev = h0 + row * hidden;
     const T* c_prev = c0 + row * hidden;
     for (int64_t k = 0; k < q.steps; ++k) {
       const int64_t t = q.time(k);
       T* g = activations + q.at(t, row, gates);
-      gemm(false, true, rows, gates, hidden, h_prev, hidden, weight, hidden, g, gates);
+      product(h_prev, rows, g);
       T* h = out + q.at(t, row, hidden);
       T* cell = cells + q.at(t, row, hidden);
       run_cell(CellForward<T>{g, x_proj + q.at(t, row, gates), bias.data(), c_prev, cell, h, rows, hidden});
@@ -179,6 +196,7 @@ void backward(const KernelCall& c) {
   T* grad_x = c.outputs[0].data<T>();
   T* grad_h0 = c.outputs[1].data<T>();
   T* grad_c0 = c.outputs[2].data<T>();
+  const StepProduct<T> product(weight, hidden, false);
   for_row_blocks(c.runtime, q.batch, [&](int64_t row, int64_t rows) {
     // The gradients of h and c flowing back into the step being taken.
     std::vector<T> dh(c.inputs[1].data<T>() + row * hidden, c.inputs[1].data<T>() + (row + rows) * hidden);
@@ -189,7 +207,7 @@ void backward(const KernelCall& c) {
       T* dg = grad_x + q.at(t, row, gates);
       run_cell(CellBackward<T>{activations + q.at(t, row, gates), cells + q.at(t, row, hidden), c_prev,
                                grad_out + q.at(t, row, hidden), dh.data(), dc.data(), dg, rows, hidden});
-      gemm(false, false, rows, hidden, gates, dg, gates, weight, hidden, dh.data(), hidden);
+      product(dg, rows, dh.data());
     }
     std::copy(dh.begin(), dh.end(), grad_h0 + row * hidden);
     std::copy(dc.begin(), dc.end(), grad_c0 + row * hidden);
