@@ -12,13 +12,12 @@
 //
 // Unless the runtime asks for direct convolutions only, each pass is left
 // to oneDNN's choice of algorithm (convolution_auto): on CPUs with AVX-512
-// it runs 3x3 stride-1 f32 convolutions with Winograd's F(4x4, 3x3) where
-// its rules expect a gain (a batch past 8, mostly): ResNet-18 trains 1.2 to
-// 1.5 times as fast here; the largest error, about 2e-6 of the largest value,
-// is four to five times the direct kernels' (the conv2d tests measure both)
-// -- the trade cuDNN makes on a GPU too. Elsewhere auto is direct, and kiln
-// runs those convolutions, and 5x5 stride-1 ones, with its own Winograd
-// kernels on AVX2 CPUs (conv_winograd.hpp).
+// it may run 3x3 stride-1 f32 convolutions with Winograd's F(4x4, 3x3) where
+// its rules expect a gain; the largest error, about 2e-6 of the largest
+// value, is four to five times the direct kernels' -- the trade cuDNN makes
+// on a GPU too. Elsewhere auto is direct. kiln's own Winograd kernels
+// (conv_winograd.hpp) take the 3x3 and 5x5 stride-1 ones they fit first,
+// on any CPU with AVX2, so oneDNN's choice only meets the others.
 #include <vector>
 
 #include "conv_kernels.hpp"

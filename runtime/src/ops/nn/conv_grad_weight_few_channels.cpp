@@ -141,7 +141,7 @@ void filters_of_width(const Args& a, int64_t first_o, int64_t last_o, std::integ
 bool few_channels_grad_weight_takes(const Conv2dGeometry& g, DType dtype) {
   return dtype == DType::f32 && g.groups == 1 && g.stride == std::array<int64_t, 2>{1, 1} &&
          g.dilation == std::array<int64_t, 2>{1, 1} && g.c <= kMostChannels && g.kh <= kTallest && g.kw <= kWidest && g.ow >= 8 &&
-         cpu::vector_isa() == cpu::VectorIsa::avx2;
+         cpu::vector_isa() != cpu::VectorIsa::plain;
 }
 
 void conv2d_backward_weight_few_channels(Runtime& rt, const Conv2dGeometry& g, const Tensor& grad_output,

@@ -107,7 +107,7 @@ bool winograd_takes(const Runtime& rt, const Conv2dGeometry& g, DType dtype) {
          g.padding[0] < taps && g.padding[1] < taps && g.c >= kBlock && g.o >= kBlock &&
          Tiling{g.n, g.h, g.w, 0, 0, g.oh, g.ow, taps}.count() >= kFewestTiles &&
          !rt.options().direct_convolutions &&
-         cpu::vector_isa() == cpu::VectorIsa::avx2;
+         cpu::vector_isa() != cpu::VectorIsa::plain;
 }
 
 void conv2d_forward_winograd(Runtime& rt, const Conv2dGeometry& g, const Tensor& input, const Tensor& weight,

@@ -18,9 +18,9 @@
 //   filters     [P][out / kBlock][in][kBlock]          (G g G^T, packed)
 //   products    [P][in][out]                           (weight gradient)
 //
-// The vector functions run in AVX2 with FMA (the only CPUs kiln runs this on:
-// oneDNN has its own Winograd kernels for AVX-512), the filter transforms
-// sixteen output channels at a time.
+// The vector functions run in AVX2 with FMA (on AVX-512 CPUs too: on AMD's
+// Zen 4, whose AVX-512 multiply-adds are two AVX2 ones, they are as fast),
+// the filter transforms sixteen output channels at a time.
 #pragma once
 
 #include <cstdint>

@@ -71,17 +71,9 @@ std::vector<Tensor> conv_inputs(Runtime& rt, const ConvCase& k, DType dtype) {
   return in;
 }
 
-// oneDNN's Winograd kernels need AVX-512 (its avx512_core level) and take
-// 3x3 filters only; kiln's own, for 3x3 and 5x5, run on AVX2 with FMA where
-// there is no AVX-512.
-bool cpu_has_avx512_core() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
-bool cpu_has_winograd(int64_t filter_size) {
-  if (cpu_has_avx512_core()) return filter_size == 3;
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
+// kiln's Winograd kernels, for 3x3 and 5x5, run on CPUs with AVX2 and FMA
+// (AVX-512 ones included).
+bool cpu_has_winograd() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
 // The largest error of `actual` as a share of the largest value expected.
 double error_of_largest(const std::vector<double>& actual, const std::vector<double>& expected) {
@@ -165,12 +157,11 @@ TEST_CASE("conv2d f32 gradients through oneDNN match the f64 reference", "[nn][c
 
 TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, unless convolutions are direct",
           "[nn][conv][grad]") {
-  // ResNet-like 3x3 stride-1 layers with a batch past oneDNN's threshold
-  // for choosing Winograd (AVX-512) and enough tiles for kiln's (AVX2), and
-  // odd ones for kiln's: sizes that leave tiles part used, channels that
+  // ResNet-like 3x3 stride-1 layers with enough tiles for kiln's Winograd
+  // kernels, and odd ones: sizes that leave tiles part used, channels that
   // are no multiple of its blocks of 16, padding 0 and 2, images narrower
-  // than its 8-column layout copies. Then the same for kiln's 5x5 kernels
-  // (AVX2): a Fashion-MNIST-like layer, and padding 0, 1 and 4.
+  // than its 8-column layout copies. Then the same for kiln's 5x5 kernels:
+  // a Fashion-MNIST-like layer, and padding 0, 1 and 4.
   const ConvCase cases[] = {{{32, 64, 16, 16}, {64, 64, 3, 3}, 1, 1, 1, 1, true},
                             {{4, 20, 30, 30}, {24, 20, 3, 3}, 1, 1, 1, 1, true},
                             {{3, 16, 45, 37}, {16, 16, 3, 3}, 1, 0, 1, 1, false},
@@ -200,10 +191,8 @@ TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, 
       }
       outputs.push_back(actual[0]);
     }
-    if (!cpu_has_winograd(k.weight[2])) {
-      WARN("this CPU has no Winograd kernels for " << k.weight[2] << "x" << k.weight[3]
-                                                   << " filters (oneDNN's take 3x3 on AVX-512, kiln's "
-                                                      "3x3 and 5x5 on AVX2 with FMA)");
+    if (!cpu_has_winograd()) {
+      WARN("this CPU has no Winograd kernels (kiln's need AVX2 with FMA)");
       continue;
     }
     // Winograd rounds differently from the direct kernel: some output differs.
@@ -213,8 +202,8 @@ TEST_CASE("conv2d f32 may run Winograd's algorithm, close to the f64 reference, 
 
 TEST_CASE("conv2d f32 weight gradients over few input channels match the f64 reference", "[nn][conv][grad]") {
   // An image model's first layer, and rows that end in a part vector, a
-  // filter 8 wide and padding on one side only: on AVX2 CPUs kiln's own
-  // kernel takes these (up to 4 input channels, stride 1).
+  // filter 8 wide and padding on one side only: on CPUs with AVX2 kiln's
+  // own kernel takes these (up to 4 input channels, stride 1).
   const ConvCase cases[] = {{{3, 1, 28, 28}, {8, 1, 5, 5}, 1, 2, 1, 1, true},
                             {{2, 3, 11, 13}, {5, 3, 3, 3}, 1, 1, 1, 1, false},
                             {{2, 2, 9, 20}, {3, 2, 2, 8}, 1, 0, 1, 1, true},
