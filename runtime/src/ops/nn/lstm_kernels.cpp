@@ -120,15 +120,16 @@ struct Sequence {
   int64_t at(int64_t t, int64_t row, int64_t width) const { return (t * batch + row) * width; }
 };
 
-// Runs fn(first_row, rows) over blocks of the batch, two per worker of the
-// runtime's pool (so a thread that starts late leaves its second block to
-// the others; blocks of fewer than kMinRows rows are not worth a thread).
-// The blocks are the parallelism: a product per step is too small to split
-// again, and oneDNN's sgemm inside a block runs on its calling thread.
+// Runs fn(first_row, rows) over blocks of the batch, one per worker of the
+// runtime's pool (blocks of fewer than kMinRows rows are not worth a
+// thread). The blocks are the parallelism: a product per step is too small
+// to split again (halving the blocks to balance a late thread slowed the
+// products, whose register blocks want six rows), and oneDNN's sgemm
+// inside a block runs on its calling thread.
 void for_row_blocks(Runtime& rt, int64_t batch, const std::function<void(int64_t, int64_t)>& fn) {
   constexpr int64_t kMinRows = 4;
-  const int64_t blocks = 2 * rt.thread_pool().num_workers();
-  const int64_t grain = std::max(kMinRows, (batch + blocks - 1) / blocks);
+  const int64_t workers = rt.thread_pool().num_workers();
+  const int64_t grain = std::max(kMinRows, (batch + workers - 1) / workers);
   rt.thread_pool().parallel_for(batch, grain, [&](int64_t begin, int64_t end) { fn(begin, end - begin); });
 }
 
