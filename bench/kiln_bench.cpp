@@ -1,7 +1,7 @@
 // kiln_bench: prints CPU timings of kiln's hot paths. See bench/README.md for
 // what each row measures. `kiln_bench dispatch` runs the dispatch row alone,
-// `kiln_bench pieces` the transformer's pieces, `kiln_bench convs` ResNet-18's
-// 3x3 convolutions and the Fashion-MNIST network's 5x5 one.
+// `kiln_bench pieces` the transformer's and the LSTM's pieces, `kiln_bench
+// convs` ResNet-18's 3x3 convolutions and the Fashion-MNIST network's 5x5 one.
 #include <cstdio>
 #include <cstring>
 #include <exception>
