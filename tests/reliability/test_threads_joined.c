@@ -1,6 +1,7 @@
-/* Promise 23: destroying a runtime joins every thread it started — its
- * kernel thread pool and the workers of its loaders — counted as the
- * entries of /proc/self/task after each of several runtimes. */
+/* Promise 23: destroying a runtime joins every thread it started — the
+ * workers of its loaders — and leaves no more of OpenMP's, which run its
+ * kernels and oneDNN's, than a runtime before it: counted as the entries
+ * of /proc/self/task after each of several runtimes. */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,14 +21,16 @@ static int thread_count(void) {
   return n;
 }
 
-/* A product big enough to be split over the pool, and an epoch of batches
- * made by two loader workers. */
+/* A product big enough to be split over oneDNN's threads, random numbers
+ * drawn by a kiln kernel over the runtime's, and an epoch of batches made
+ * by two loader workers. */
 static void use_the_threads(kiln_runtime* rt) {
-  const int64_t square[2] = {256, 256}, item[1] = {8};
+  const int64_t square[2] = {256, 256}, item[1] = {8}, many[1] = {1 << 20};
   const kiln_attr source_config[2] = {kiln_attr_int("length", 64), kiln_attr_ints("shape", item, 1)};
-  kiln_tensor *a = NULL, *product = NULL;
+  const kiln_attr draws = kiln_attr_ints("shape", many, 1);
+  kiln_tensor *a = NULL, *product = NULL, *random = NULL;
   kiln_tensor* inputs[2];
-  const kiln_op* matmul = NULL;
+  const kiln_op *matmul = NULL, *randn = NULL;
   kiln_data_source* source = NULL;
   kiln_loader* loader = NULL;
   kiln_loader_options o;
@@ -39,6 +42,9 @@ static void use_the_threads(kiln_runtime* rt) {
   if (a && matmul) CHECK_OK(kiln_op_call1(rt, matmul, inputs, 2, NULL, 0, &product));
   kiln_tensor_release(product);
   kiln_tensor_release(a);
+  CHECK_OK(kiln_op_find(rt, "randn", &randn));
+  if (randn) CHECK_OK(kiln_op_call1(rt, randn, NULL, 0, &draws, 1, &random));
+  kiln_tensor_release(random);
 
   CHECK_OK(kiln_data_source_create(rt, "synthetic", source_config, 2, &source));
   memset(&o, 0, sizeof o);
@@ -84,7 +90,7 @@ static int runtime_round(void) {
   CHECK_OK(kiln_runtime_create(&o, &rt));
   if (!rt) return -1;
   use_the_threads(rt);
-  CHECK(thread_count() >= 4); /* the pool was running */
+  CHECK(thread_count() >= 4); /* the runtime's 4 threads were running */
   kiln_runtime_release(rt);
   return settled_thread_count();
 }
@@ -115,10 +121,10 @@ static void one_thread_means_one(void) {
 }
 
 int main(void) {
-  /* oneDNN's OpenMP runtime keeps a pool of its own for the life of the
-   * calling thread: the warm-up rounds leave that behind, and every later
-   * round must come back to the count they left. Each round starts 4 pool
-   * threads and 2 loader workers, so one that joined fewer would show. */
+  /* OpenMP keeps a pool of threads for the life of the calling thread: the
+   * warm-up rounds leave that behind, and every later round must come back
+   * to the count they left. Each round starts 2 loader workers, so one
+   * that joined fewer would show. */
   int baseline, round;
   one_thread_means_one(); /* first: before any runtime has started OpenMP's pool */
   /* The main thread's OpenMP pool grows when a primitive first asks it for
