@@ -125,7 +125,7 @@ struct Sequence {
 // thread). The blocks are the parallelism: a product per step is too small
 // to split again (halving the blocks to balance a late thread slowed the
 // products, whose register blocks want six rows), and oneDNN's sgemm
-// inside a block runs on its calling thread.
+// inside the pool's parallel region runs on its calling thread.
 void for_row_blocks(Runtime& rt, int64_t batch, const std::function<void(int64_t, int64_t)>& fn) {
   constexpr int64_t kMinRows = 4;
   const int64_t workers = rt.thread_pool().num_workers();
