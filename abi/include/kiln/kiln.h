@@ -127,10 +127,10 @@ typedef struct kiln_runtime_options {
                                inputs to TF32 for speed (off by default, as in PyTorch) */
   int direct_convolutions;  /* nonzero: f32 convolutions on the CPU use direct kernels only. Zero (the
                                default): stride-1 ones may use Winograd's algorithm, as cuDNN does on a
-                               GPU: oneDNN's for 3x3 filters where it judges it faster (AVX-512 CPUs),
-                               kiln's for 3x3 and 5x5 on AVX2 CPUs (16 channels or more, 128 tiles or
-                               more); its largest error, 2e-6 to 1e-5 of the largest value, is a few
-                               times the direct kernels' */
+                               GPU: kiln's for 3x3 and 5x5 on CPUs with AVX2 or AVX-512 (16 channels
+                               or more, 128 tiles or more), else oneDNN's for 3x3 filters where it
+                               judges it faster (AVX-512 CPUs); its largest error, 2e-6 to 1e-5 of
+                               the largest value, is a few times the direct kernels' */
 } kiln_runtime_options;
 
 /* Creates a runtime. `options` may be NULL (defaults); it is read during the

@@ -40,10 +40,10 @@ struct RuntimeOptions {
   // f32 matrix products and convolutions on a GPU may round their inputs to
   // TF32 (10-bit mantissa) for speed; off, they keep full f32 precision.
   bool allow_tf32 = false;
-  // CPU convolutions use oneDNN's direct kernels only; off, 3x3 stride-1 f32
-  // convolutions may run by Winograd's algorithm: oneDNN's on AVX-512 CPUs
-  // (conv_dnnl.cpp), kiln's on AVX2 ones (conv_winograd.hpp), which takes
-  // 5x5 ones too.
+  // CPU convolutions use oneDNN's direct kernels only; off, 3x3 and 5x5
+  // stride-1 f32 convolutions may run by Winograd's algorithm: kiln's on
+  // CPUs with AVX2 or AVX-512 (conv_winograd.hpp), else oneDNN's for 3x3
+  // where it picks it on AVX-512 (conv_dnnl.cpp).
   bool direct_convolutions = false;
 };
 
