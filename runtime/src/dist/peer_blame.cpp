@@ -47,6 +47,15 @@ std::vector<int> ranks_not_waiting(Store& store, const ProcessGroupOptions& o, c
   return missing;
 }
 
+// The ranks among `ranks` that can explain the failure: for a send or recv
+// only its peer (another rank may time out on its own, end or destroy its
+// group before this one reports, and is not why this transfer failed); for
+// a collective every rank.
+std::vector<int> concerning(std::vector<int> ranks, const std::optional<int>& peer) {
+  if (peer) std::erase_if(ranks, [&](int r) { return r != *peer; });
+  return ranks;
+}
+
 }  // namespace
 
 bool says_timed_out(const std::string& message) {
@@ -63,20 +72,20 @@ Error blame_failure(Store& store, const ProcessGroupOptions& o, const std::strin
   const std::string said = str_cat(o.backend, " said: ", failure.what());
   const bool timed_out = says_timed_out(failure.what());
   try {
-    std::vector<int> departed = store.departed_ranks();
+    std::vector<int> departed = concerning(store.departed_ranks(), failed.peer);
     auto deadline = std::chrono::steady_clock::now() + kDepartureGrace;
     // A connection reset usually reaches the backend a moment before the
     // store's server notices the process is gone.
     while (departed.empty() && !timed_out && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(kPoll);
-      departed = store.departed_ranks();
+      departed = concerning(store.departed_ranks(), failed.peer);
     }
     if (!departed.empty()) {
       return Error(Status::peer, str_cat(op, ": ", ranks_phrase(departed), " left the job (",
                                          departed.size() == 1 ? "its process" : "their processes", " ended); ",
                                          said));
     }
-    std::vector<int> left = ranks_that_left(store, o, prefix);
+    std::vector<int> left = concerning(ranks_that_left(store, o, prefix), failed.peer);
     if (!left.empty()) {
       return Error(Status::peer, str_cat(op, ": ", ranks_phrase(left), " destroyed the process group before "
                                          "taking part; ", said));
